@@ -1,0 +1,35 @@
+# No Magic Boxes: every target sets up .venv first (quick when requirements.txt is unchanged).
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+export NO_MKDOCS_2_WARNING := 1
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: setup serve build test bench record clean
+
+$(STAMP): requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+serve: setup
+	$(PY) -m mkdocs serve --strict --dev-addr 127.0.0.1:8000 --livereload
+
+build: setup
+	$(PY) -m mkdocs build --strict --site-dir site
+
+test: setup
+	$(PY) -m pytest
+
+bench: setup
+	$(PY) -m engine.bench
+
+# On a machine with an NVIDIA GPU and a CUDA build of torch (no venv needed there).
+record:
+	$(PYTHON) -m engine.record
+
+clean:
+	rm -rf site .cache

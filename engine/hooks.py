@@ -1,0 +1,90 @@
+"""MkDocs hooks: wire `snippet()` into markdown-exec, and make every failure loud.
+
+Listed under `hooks:` in mkdocs.yml. Both language passes of static-i18n and every
+`mkdocs serve` rebuild share one `engine.pages.Site`, hence one execution per snippet.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # the engine package itself, wherever the config lives
+    sys.path.insert(0, str(ROOT))
+
+from engine import pages, search_split, translations  # noqa: E402
+from engine.execute import Executor  # noqa: E402
+from engine.includes import IncludeError, page_includes  # noqa: E402
+
+log = logging.getLogger("mkdocs.engine")
+_state = {"command": "build", "expected": {}}
+
+
+def on_startup(command, dirty):
+    _state["command"] = command
+
+
+def on_config(config):
+    root = Path(config.config_file_path).resolve().parent
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    os.environ.setdefault("TRITON_INTERPRET", "1")  # no GPU at build time: Triton runs on CPU
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(root / ".cache" / "inductor"))
+    missing = translations.missing_twins(Path(config.docs_dir))
+    if missing:
+        raise PluginError("missing translation(s):\n" + "\n".join(f"  {m}" for m in missing))
+    site = pages.current()
+    if site is None or site.root != root:
+        pages.activate(pages.Site(Executor(root, root / ".cache" / "snippets")))
+    builtins.snippet = pages.snippet
+    return config
+
+
+def _lang(config) -> str:
+    return config.theme.get("language", "en")
+
+
+def on_page_markdown(markdown, page, config, files):
+    site = pages.current()
+    site.start_page(page.file.src_uri, _lang(config))
+    try:
+        _state["expected"][site.page, site.lang] = len(page_includes(markdown))
+    except IncludeError as error:
+        site.fail("(page)", str(error))
+        _state["expected"][site.page, site.lang] = None
+    return markdown
+
+
+def on_page_content(html, page, config, files):
+    site = pages.current()
+    expected = _state["expected"].get((site.page, site.lang))
+    if expected is not None and site.rendered != expected:
+        site.fail("(page)", f"{expected - site.rendered} of {expected} snippet block(s) did not run "
+                            "(markdown-exec could not execute them: see the warning above)")
+    failures = [f for f in site.failures if (f.page, f.lang) == (site.page, site.lang)]
+    if failures:
+        message = "snippet failure(s):\n" + "\n\n".join(str(f) for f in failures)
+        if _state["command"] == "serve":
+            log.error(message)  # the page shows the failure; the server keeps running
+        else:
+            raise PluginError(message)
+    return html
+
+
+@event_priority(-200)  # after static-i18n, whose post-build step builds the other languages
+def on_post_build(config):
+    site = pages.current()
+    search_split.split_by_language(Path(config.site_dir), config)
+    executed = site.executor.executed
+    log.info("engine: %d snippet call(s) executed in this process so far", len(executed))
+    stats = Path(config.config_file_path).parent / ".cache" / "last-build.json"
+    stats.parent.mkdir(parents=True, exist_ok=True)
+    stats.write_text(json.dumps({"executed": executed}), encoding="utf-8")

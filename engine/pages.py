@@ -1,0 +1,103 @@
+"""`snippet()`, the function every exec block calls, and the per-page bookkeeping behind it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine import recordings, render
+from engine.execute import Executor
+from engine.includes import Include
+from engine.sources import PACKAGE, SnippetError, declarations, part_source, snippet_path
+
+
+@dataclass
+class Failure:
+    lang: str
+    page: str
+    snippet: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"[{self.lang}] page {self.page}, snippet {self.snippet}:\n{self.message.rstrip()}"
+
+
+@dataclass
+class Site:
+    """State shared by every page of a build (both languages)."""
+
+    executor: Executor
+    lang: str = "en"
+    page: str = "?"
+    rendered: int = 0
+    failures: list[Failure] = field(default_factory=list)
+
+    @property
+    def root(self) -> Path:
+        return self.executor.root
+
+    def start_page(self, page: str, lang: str) -> None:
+        self.page, self.lang, self.rendered = page, lang, 0
+        self.failures = [f for f in self.failures if (f.lang, f.page) != (lang, page)]
+
+    def fail(self, snippet: str, message: str) -> str:
+        self.failures.append(Failure(self.lang, self.page, snippet, message))
+        return render.failure(message, self.lang)
+
+    def render(self, include: Include) -> str:
+        """Markdown for one include; a failure is recorded and rendered, never raised."""
+        self.rendered += 1
+        name = f"{PACKAGE}/{include.path}" + (f":{include.call}()" if include.call else "")
+        try:
+            return self._render(include)
+        except SnippetError as error:
+            return self.fail(name, str(error))
+        except Exception as error:  # noqa: BLE001 - a machinery bug must fail the page too
+            import traceback
+
+            return self.fail(name, f"engine error: {error!r}\n{traceback.format_exc()}")
+
+    def _render(self, include: Include) -> str:
+        path = snippet_path(self.root, include.path)
+        parts = []
+        if include.show in ("both", "code"):
+            parts.append(render.code(part_source(path, include.part), f"{PACKAGE}/{include.path}"))
+        if include.show in ("both", "output") and include.call:
+            parts.append(self._output(path, include.call, f"{PACKAGE}/{include.path}:{include.call}()"))
+        return "\n".join(parts)
+
+    def _output(self, path: Path, call: str, name: str) -> str:
+        devices = declarations(path).devices
+        cpu = gpu = None
+        if "cpu" in devices:
+            result = self.executor.run(path, call)
+            if not result.ok:
+                raise SnippetError(f"{result.error.rstrip()}\n--- output before the failure ---\n{result.output}")
+            cpu = render.output(result.output, render.built_label(self.lang, self.executor.environment), self.lang)
+        if "cuda" in devices:
+            recording = recordings.current(self.root, path, call)
+            gpu = render.output(recording.output, render.recorded_label(self.lang, recording.provenance), self.lang)
+            if cpu:
+                return render.tabs(cpu, gpu, recording.provenance["gpu"], self.lang)
+        if cpu is None and gpu is None:
+            raise SnippetError(f"{name} declares no device this site can show: {devices}")
+        return cpu or gpu
+
+
+_site: Site | None = None
+
+
+def activate(site: Site | None) -> None:
+    global _site
+    _site = site
+
+
+def current() -> Site | None:
+    return _site
+
+
+def snippet(path: str, part: str | None = None, call: str | None = "main", show: str = "both") -> str:
+    """Markdown showing a snippet's code and the output of calling one of its functions."""
+    if _site is None:
+        raise RuntimeError("snippet() runs only inside a build (engine.hooks activates it)")
+    return _site.render(Include(path, part, call, show))

@@ -1,0 +1,60 @@
+"""Markdown for a snippet: its code titled with its path, its output and where it came from."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+LABELS = {
+    "en": {
+        "built": "Output built on CPU with torch {torch}, triton {triton} (interpreter), Python {python}.",
+        "recorded": "Output recorded on {gpu} with torch {torch}, triton {triton}, CUDA {cuda}, on {date}.",
+        "cpu_tab": "CPU (built)",
+        "gpu_tab": "{gpu} (recorded)",
+        "empty": "(the call printed nothing)",
+        "failed": "Snippet failed",
+    },
+    "es": {
+        "built": "Salida generada en CPU con torch {torch}, triton {triton} (intérprete) y Python {python}.",
+        "recorded": "Salida grabada en {gpu} con torch {torch}, triton {triton} y CUDA {cuda}, el {date}.",
+        "cpu_tab": "CPU (generada)",
+        "gpu_tab": "{gpu} (grabada)",
+        "empty": "(la llamada no imprimió nada)",
+        "failed": "El snippet falló",
+    },
+}
+
+
+def fence(text: str, info: str) -> str:
+    """A code fence long enough that no backtick run inside the text closes it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{info}\n{text.rstrip()}\n{ticks}\n"
+
+
+def code(source: str, title: str) -> str:
+    return fence(source, f'python title="{title}"')
+
+
+def output(text: str, label: str, lang: str) -> str:
+    body = text if text.strip() else LABELS[lang]["empty"]
+    return fence(body, "text") + f'\n<p class="nmb-provenance">{label}</p>\n'
+
+
+def built_label(lang: str, environment: dict[str, str]) -> str:
+    return LABELS[lang]["built"].format(**environment)
+
+
+def recorded_label(lang: str, provenance: dict[str, str]) -> str:
+    return LABELS[lang]["recorded"].format(**provenance)
+
+
+def tabs(cpu: str, gpu: str, gpu_name: str, lang: str) -> str:
+    """CPU and GPU outputs side by side in content tabs."""
+    labels = LABELS[lang]
+    return (f'=== "{labels["cpu_tab"]}"\n\n{textwrap.indent(cpu, "    ")}\n'
+            f'=== "{labels["gpu_tab"].format(gpu=gpu_name)}"\n\n{textwrap.indent(gpu, "    ")}\n')
+
+
+def failure(message: str, lang: str) -> str:
+    return f'!!! failure "{LABELS[lang]["failed"]}"\n\n{textwrap.indent(fence(message, "text"), "    ")}\n'

@@ -1,0 +1,135 @@
+"""Snippet files: where they are, what they declare, what they import, their hash."""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+PACKAGE = "snippets"
+
+
+class SnippetError(Exception):
+    """A snippet cannot be found, parsed or run; the message says why."""
+
+
+@dataclass(frozen=True)
+class Declarations:
+    """Module-level settings a snippet may declare (read without importing it)."""
+
+    devices: tuple[str, ...] = ("cpu",)
+    isolate: bool = False
+    timeout: float = 120.0
+
+
+def snippet_path(root: Path, rel: str) -> Path:
+    """Absolute path of a snippet given as a path relative to `snippets/`."""
+    path = (root / PACKAGE / rel).resolve()
+    if not path.is_file():
+        raise SnippetError(f"missing snippet file: {PACKAGE}/{rel}")
+    return path
+
+
+def module_name(root: Path, path: Path) -> str:
+    """Dotted module name of a file under the project root."""
+    parts = path.resolve().relative_to(root.resolve()).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_file(root: Path, name: str) -> Path | None:
+    """File of a dotted `snippets.*` module, or None when it is not a project file."""
+    base = root.joinpath(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _parse(path: Path, mtime_ns: int) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def parse(path: Path) -> ast.Module:
+    """Parsed module, cached until the file changes."""
+    try:
+        return _parse(path, path.stat().st_mtime_ns)
+    except SyntaxError as error:
+        raise SnippetError(f"syntax error in {path.name}: {error}") from error
+
+
+def declarations(path: Path) -> Declarations:
+    """The DEVICES, ISOLATE and TIMEOUT constants assigned at module level."""
+    found = {}
+    for node in parse(path).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and target.id in {"DEVICES", "ISOLATE", "TIMEOUT"}:
+                found[target.id.lower()] = ast.literal_eval(node.value)
+    if "devices" in found:
+        found["devices"] = tuple(found["devices"])
+    return Declarations(**found)
+
+
+def _imported_names(root: Path, path: Path) -> set[str]:
+    """Project modules named by the import statements of one file."""
+    package = module_name(root, path)
+    if path.name != "__init__.py":
+        package = package.rpartition(".")[0]
+    names = set()
+    for node in ast.walk(parse(path)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return {n for n in names if n == PACKAGE or n.startswith(PACKAGE + ".")}
+
+
+def closure(root: Path, path: Path) -> list[Path]:
+    """The file and every project module it imports, directly or not, sorted."""
+    seen: set[Path] = set()
+    todo = [path.resolve()]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for name in _imported_names(root, current):
+            parts = name.split(".")
+            for i in range(1, len(parts) + 1):  # parent packages run their __init__ too
+                found = module_file(root, ".".join(parts[:i]))
+                if found is not None:
+                    todo.append(found.resolve())
+    return sorted(seen)
+
+
+def source_hash(root: Path, path: Path) -> str:
+    """Hash of a snippet's source and of every project module it imports."""
+    digest = hashlib.sha256()
+    for file in closure(root, path):
+        digest.update(str(file.relative_to(root.resolve())).encode())
+        digest.update(b"\0")
+        digest.update(file.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def part_source(path: Path, part: str | None) -> str:
+    """The whole file, or one top-level function or class (decorators included)."""
+    text = path.read_text(encoding="utf-8")
+    if part is None:
+        return text.rstrip() + "\n"
+    lines = text.splitlines()
+    for node in parse(path).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == part:
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            return "\n".join(lines[start - 1 : node.end_lineno]) + "\n"
+    raise SnippetError(f"no top-level function or class named {part!r} in {path.name}")
