@@ -76,6 +76,8 @@ class Site:
             cpu = render.output(result.output, render.built_label(self.lang, self.executor.environment), self.lang)
         if "cuda" in devices:
             recording = recordings.current(self.root, path, call)
+            if recording is None:
+                return render.pending(name, self.lang)
             gpu = render.output(recording.output, render.recorded_label(self.lang, recording.provenance), self.lang)
             if cpu:
                 return render.tabs(cpu, gpu, recording.provenance["gpu"], self.lang)

@@ -13,6 +13,7 @@ LABELS = {
         "gpu_tab": "{gpu} (recorded)",
         "empty": "(the call printed nothing)",
         "failed": "Snippet failed",
+        "pending": "GPU recording pending for {name}: run `make record` on a machine with an NVIDIA GPU.",
     },
     "es": {
         "built": "Salida generada en CPU con torch {torch}, triton {triton} (intérprete) y Python {python}.",
@@ -21,6 +22,7 @@ LABELS = {
         "gpu_tab": "{gpu} (grabada)",
         "empty": "(la llamada no imprimió nada)",
         "failed": "El snippet falló",
+        "pending": "Falta la grabación en GPU de {name}: ejecuta `make record` en una máquina con GPU NVIDIA.",
     },
 }
 
@@ -58,3 +60,8 @@ def tabs(cpu: str, gpu: str, gpu_name: str, lang: str) -> str:
 
 def failure(message: str, lang: str) -> str:
     return f'!!! failure "{LABELS[lang]["failed"]}"\n\n{textwrap.indent(fence(message, "text"), "    ")}\n'
+
+
+def pending(name: str, lang: str) -> str:
+    """Shown only while authoring (NMB_PENDING_RECORDINGS=1): a recording not made yet."""
+    return f'!!! warning "GPU"\n\n    {LABELS[lang]["pending"].format(name=name)}\n'
