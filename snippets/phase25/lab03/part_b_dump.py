@@ -1,0 +1,93 @@
+"""Part B: where Inductor's output really goes, and why TORCH_LOGS must be set before torch is imported."""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+from torch._inductor.runtime.cache_dir_utils import cache_dir, default_cache_dir
+
+from snippets.phase25.theory03.readable import ROOT, captured_logs
+from snippets.phase25.theory03.tiny_head import model_and_input
+
+ISOLATE = True
+TIMEOUT = 180
+RUN_DIR = re.compile(r"run_\d{4}(?:_\d+)+-pid_\d+")
+TRACE_LOG = re.compile(r"torch_trace_\w+\.log")
+FUSED_NODE = re.compile(r"^(op\w+): (\w+)\(", re.MULTILINE)
+WRITE = re.compile(r"MemoryDep\('(buf\d+)', c0, \{c0: (\d+)\}\)|StarDep\(name='(buf\d+)'")
+LOG_PREFIX = re.compile(r"^[VIWE]\d{4} [\d:.]+ \d+ \S+:\d+\] ")
+
+
+def compile_once():
+    """Compile and run TinyHead once: what the child process below does, with the environment it is given."""
+    model, x = model_and_input()
+    with torch.no_grad():
+        torch.compile(model)(x)
+
+
+def debug_run(workdir: Path) -> dict:
+    """Run compile_once in a fresh Python with TORCH_COMPILE_DEBUG=1 and TORCH_LOGS=output_code set
+    before torch is imported, and Inductor's graph cache off (a cache hit compiles nothing, so it dumps
+    nothing). Returns the files under ./torch_compile_debug, the stderr lines and ir_post_fusion.txt."""
+    env = dict(os.environ, TORCH_COMPILE_DEBUG="1", TORCH_LOGS="output_code", TORCHINDUCTOR_FX_GRAPH_CACHE="0",
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    command = [sys.executable, "-c", "from snippets.phase25.lab03.part_b_dump import compile_once; compile_once()"]
+    run = subprocess.run(command, cwd=workdir, env=env, capture_output=True, text=True, timeout=150, check=True)
+    paths = [p for p in (workdir / "torch_compile_debug").rglob("*") if p.is_file()]
+    names = (TRACE_LOG.sub("torch_trace_<random>.log", RUN_DIR.sub("run_<timestamp>-pid_<pid>", str(p.relative_to(workdir))))
+             for p in paths)
+    fusion = next(p for p in paths if p.name == "ir_post_fusion.txt").read_text(encoding="utf-8")
+    return {"files": sorted(names), "stderr": run.stderr.splitlines(), "post_fusion": fusion}
+
+
+def fused_nodes(post_fusion: str) -> list[tuple[str, str, list[str]]]:
+    """(node, kind, buffers it writes) for each top-level node of ir_post_fusion.txt."""
+    nodes = []
+    for match in FUSED_NODE.finditer(post_fusion):
+        name, kind = match.groups()
+        if any(name in outer.split("_") for outer, _, _ in nodes):
+            continue  # a node already listed inside a fused one
+        block = post_fusion[match.end():].split(f"{name}.unmet_dependencies")[0]
+        writes = [f"{buf} ({n} elements)" if buf else f"{star} (whole buffer)" for buf, n, star in WRITE.findall(block)]
+        nodes.append((name, kind, writes))
+    return nodes
+
+
+def logs_after_import() -> dict[str, str]:
+    """In this process torch is already imported: TORCH_LOGS set now does nothing, set_logs does."""
+    model, x = model_and_input()
+    os.environ["TORCH_LOGS"] = "output_code"
+    enabled = torch._logging._internal.log_state.is_artifact_enabled("output_code")
+    del os.environ["TORCH_LOGS"]  # set_logs refuses to run while the variable is set
+    torch._dynamo.reset()
+    with captured_logs("output_code") as records, torch.no_grad():
+        torch.compile(model)(x)
+    return {"os.environ['TORCH_LOGS'] = 'output_code'": f"output_code enabled: {enabled}",
+            "torch._logging.set_logs(output_code=True)": f"{len(records)} output_code record(s) from a compile"}
+
+
+def main():
+    user = os.environ.get("USER") or "<user>"
+    print("Inductor's cache, where compiled code is kept between runs:")
+    print(f"  default:    {default_cache_dir().replace(user, '<user>')}")
+    print(f"  this build: {Path(cache_dir()).relative_to(ROOT)}  (TORCHINDUCTOR_CACHE_DIR)")
+    with tempfile.TemporaryDirectory() as tmp:
+        run = debug_run(Path(tmp))
+    print("\nTORCH_COMPILE_DEBUG=1 wrote, under the current directory:")
+    for name in run["files"]:
+        print("  ", name)
+    print("\nthe scheduler nodes in ir_post_fusion.txt and the buffers each writes:")
+    for name, kind, writes in fused_nodes(run["post_fusion"]):
+        print(f"   {name}: {kind} writes {', '.join(writes)}")
+    code_lines = [LOG_PREFIX.sub("", line) for line in run["stderr"] if "[__output_code]" in line]
+    print(f"\nTORCH_LOGS=output_code wrote {len(code_lines)} lines to stderr, each prefixed with a level, "
+          "timestamp, PID and source line (stripped here); the first and the last:")
+    for line in code_lines[:1] + code_lines[-1:]:
+        print("  ", line.replace(str(ROOT) + "/", ""))
+    print("\nIn a process that has already imported torch:")
+    for how, effect in logs_after_import().items():
+        print(f"  {how}: {effect}")
