@@ -8,6 +8,7 @@ from pathlib import Path
 
 import torch
 
+INPUTS = ("minigpt/grammar_minigpt.pt",)  # snippets that load the weights re-run when they change
 WEIGHTS_PATH = Path(__file__).with_name("grammar_minigpt.pt")
 
 
