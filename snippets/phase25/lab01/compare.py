@@ -1,0 +1,41 @@
+"""Hand gradients against .backward(): the largest absolute difference of each, per loss and dtype."""
+
+import torch
+
+from snippets.phase25.lab01.hand_gradients import LOSSES, autograd_gradients, hand_gradients
+from snippets.phase25.lab01.problem import head_problem
+
+TOLERANCE = 1e-7
+NAMES = ("dL/dx", "dL/dW", "dL/db")
+
+
+def max_errors(loss: str, dtype: torch.dtype) -> dict[str, float]:
+    """max |hand - autograd| for dL/dx, dL/dW and dL/db."""
+    problem = head_problem(dtype)
+    pairs = zip(hand_gradients(loss, *problem), autograd_gradients(loss, *problem))
+    return {name: (hand - auto).abs().max().item() for name, (hand, auto) in zip(NAMES, pairs)}
+
+
+def comparison() -> list[dict]:
+    """One row per loss and dtype: the three maximum errors and whether all are within 1e-7."""
+    rows = []
+    for loss in LOSSES:
+        for dtype in (torch.float64, torch.float32):
+            errors = max_errors(loss, dtype)
+            rows.append({"loss": loss, "dtype": str(dtype).removeprefix("torch."), **errors,
+                         "within 1e-7": max(errors.values()) <= TOLERANCE})
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    """The rows as a Markdown table (also what the deliverable writes)."""
+    header = ["loss", "dtype", *NAMES, "within 1e-7"]
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    for row in rows:
+        cells = [row["loss"], row["dtype"], *(f"{row[n]:.2e}" for n in NAMES), "yes" if row["within 1e-7"] else "no"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main():
+    print(table(comparison()))
