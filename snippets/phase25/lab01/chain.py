@@ -36,15 +36,21 @@ class Walk:
         self.log(label(node, self.leaves), grad, [], f"{name}.grad += gradient", gap(self.leaves[name].grad, expected))
 
 
+def cross_entropy_graph(dtype: torch.dtype = torch.float32):
+    """The lab's problem run forward with autograd on: loss, logits, target and the leaves by name."""
+    x, W, b, target = head_problem(dtype)
+    leaves = {"x": x.requires_grad_(), "W": W.requires_grad_(), "b": b.requires_grad_()}
+    logits = F.linear(x, W, b)
+    return F.cross_entropy(logits, target), logits, target, leaves
+
+
 def walk_by_hand(dtype: torch.dtype = torch.float64) -> list[dict]:
     """The cross-entropy graph run by hand, node by node, in the order backward runs it."""
-    x, W, b, target = head_problem(dtype)
-    x, W, b = (t.requires_grad_() for t in (x, W, b))
-    logits = F.linear(x, W, b)
-    loss = F.cross_entropy(logits, target)
+    loss, logits, target, leaves = cross_entropy_graph(dtype)
+    x, W = leaves["x"], leaves["W"]
     G = cross_entropy_grad(logits.detach(), target)
     dx, dW, db = linear_backward(G, x.detach(), W.detach())
-    walk = Walk({"x": x, "W": W, "b": b})
+    walk = Walk(leaves)
 
     nll = loss.grad_fn
     (g_logp,) = walk.call(nll, torch.ones((), dtype=dtype), "-one_hot(target) / N",

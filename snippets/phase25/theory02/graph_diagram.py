@@ -59,25 +59,25 @@ def svg(root, leaves, box_height: int = 28, row_gap: int = 36, char_width: float
             left += widths[i] + gap
     height = gap * 2 + len(rows) * box_height + (len(rows) - 1) * row_gap
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{total:.0f}" height="{height}" '
-             f'viewBox="0 0 {total:.0f} {height}" font-family="monospace" font-size="13">',
+             f'viewBox="0 0 {total:.0f} {height}" font-family="monospace" font-size="13" fill="currentColor" stroke="currentColor">',
              '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
-             'orient="auto"><path d="M0,0 L10,5 L0,10 z"/></marker></defs>']
+             'orient="auto"><path d="M0,0 L10,5 L0,10 z" stroke="none"/></marker></defs>']
     for e in edges:
         if e.child is None:
             continue
         (px, py), (cx, cy) = place[e.parent], place[e.child]
         x1, x2 = px + widths[e.parent] / 2, cx + widths[e.child] / 2
-        parts.append(f'<line x1="{x1:.1f}" y1="{py + box_height}" x2="{x2:.1f}" y2="{cy}" stroke="black" '
+        parts.append(f'<line x1="{x1:.1f}" y1="{py + box_height}" x2="{x2:.1f}" y2="{cy}" '
                      f'marker-end="url(#arrow)"/>')
         parts.append(f'<text x="{(x1 + x2) / 2 + 4:.1f}" y="{(py + box_height + cy) / 2 + 4:.1f}" '
-                     f'font-size="11">{e.slot}</text>')
+                     f'font-size="11" stroke="none">{e.slot}</text>')
     for i, node in enumerate(nodes):
         x, y = place[i]
-        fill = "#e3f2e1" if type(node).__name__ == "AccumulateGrad" else "#e6eef9"
+        fill = "#2e7d32" if type(node).__name__ == "AccumulateGrad" else "#1565c0"  # leaves' nodes green
         parts.append(f'<rect x="{x:.1f}" y="{y}" width="{widths[i]:.1f}" height="{box_height}" rx="5" '
-                     f'fill="{fill}" stroke="black"/>')
+                     f'fill="{fill}" fill-opacity="0.18"/>')
         parts.append(f'<text x="{x + widths[i] / 2:.1f}" y="{y + box_height / 2 + 4:.1f}" '
-                     f'text-anchor="middle">{escape(label(node, leaves))}</text>')
+                     f'text-anchor="middle" stroke="none">{escape(label(node, leaves))}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
@@ -85,3 +85,8 @@ def svg(root, leaves, box_height: int = 28, row_gap: int = 36, char_width: float
 def main():
     loss, leaves = head_loss()
     print(tree_text(loss.grad_fn, leaves))
+
+
+def main_svg():
+    loss, leaves = head_loss()
+    print(svg(loss.grad_fn, leaves))

@@ -1,0 +1,110 @@
+"""Write experiments/25-autograd-by-hand/ (derivation, comparison, chain, graph, manifest) and check it.
+
+Usage: python -m snippets.phase25.lab01.deliverable [OUT_DIR]
+"""
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+from snippets.experiment import code_hash, write_manifest
+from snippets.phase25.lab01.chain import cross_entropy_graph, walk_by_hand
+from snippets.phase25.lab01.compare import TOLERANCE, comparison, table
+from snippets.phase25.lab01.float32_error import sweep
+from snippets.phase25.lab01.problem import BATCH, SEED
+from snippets.phase25.theory02.graph_diagram import svg, tree_text
+
+DEFAULT_OUT = Path("experiments/25-autograd-by-hand")
+DERIVATION = """# Gradients of nn.Linear(64, 600), by hand
+
+Forward: y = x W^T + b, with x (N, 64), W (600, 64), b (600,), y (N, 600):
+y[n, j] = sum_k x[n, k] W[j, k] + b[j].
+
+Let G = dL/dy, of shape (N, 600). Each entry of W, b and x reaches L only through the y[n, j] it
+appears in, so the chain rule sums over those:
+
+- dL/dW[j, k] = sum_n G[n, j] x[n, k]            ->  dL/dW = G^T x      (600, 64)
+- dL/db[j]    = sum_n G[n, j]                    ->  dL/db = G.sum(0)   (600,)
+- dL/dx[n, k] = sum_j G[n, j] W[j, k]            ->  dL/dx = G W        (N, 64)
+
+G for the two losses:
+
+- Cross-entropy (mean over the N rows): L = (1/N) sum_n (log sum_j exp y[n, j] - y[n, t_n]).
+  dL/dy[n, j] = (softmax(y[n])[j] - [j == t_n]) / N, that is G = (softmax(y) - one_hot(t)) / N.
+- Sum of squares: L = sum_{n, j} y[n, j]^2, so G = 2 y.
+"""
+
+
+def comparison_report() -> str:
+    """comparison.md: the table against .backward(), and the float32 sweep over seeds."""
+    rows = sweep()
+    lines = [f"# Hand gradients against .backward(), seed {SEED}, batch {BATCH}\n", table(comparison()), "",
+             "## float32 cross-entropy over seeds: the largest error and the value it sits on\n",
+             "| seed | where | value | abs error | in float32 ulps | within 1e-7 |", "| --- | --- | --- | --- | --- | --- |"]
+    lines += [f"| {r['seed']} | {r['where']} | {r['value']:.6f} | {r['error']:.3e} | {r['ulps']:.1f} | "
+              f"{'yes' if r['error'] <= TOLERANCE else 'no'} |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def chain_report() -> str:
+    """chain.md: the graph as a tree, and each node run by hand against its formula (float64)."""
+    loss, _, _, leaves = cross_entropy_graph()
+    tree = tree_text(loss.grad_fn, leaves)
+    rows = [f"| {s['node']} | {s['received']} | {', '.join(map(str, s['returned'])) or '-'} | "
+            f"{s['max_error']:.1e} | {s['formula']} |" for s in walk_by_hand()]
+    return ("# The grad_fn chain of cross_entropy(linear(x, W, b), target)\n\n```text\n" + tree + "\n```\n\n"
+            "| node | received | returned | max abs diff to formula | formula |\n| --- | --- | --- | --- | --- |\n"
+            + "\n".join(rows) + "\n")
+
+
+def graph_svg() -> str:
+    """graph.svg: the same graph drawn as boxes and arrows."""
+    loss, _, _, leaves = cross_entropy_graph()
+    return svg(loss.grad_fn, leaves)
+
+
+def write_experiment(out: Path = DEFAULT_OUT) -> Path:
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "derivation.md").write_text(DERIVATION, encoding="utf-8")
+    (out / "comparison.md").write_text(comparison_report(), encoding="utf-8")
+    (out / "chain.md").write_text(chain_report(), encoding="utf-8")
+    (out / "graph.svg").write_text(graph_svg(), encoding="utf-8")
+    theory = Path(__file__).parent.parent / "theory02"
+    write_manifest(out, SEED, Path(__file__).parent, theory02_code_hash=code_hash(theory), batch=BATCH)
+    return out
+
+
+def check_acceptance(out: Path) -> dict[str, bool]:
+    """The lab's acceptance list, checked on the folder."""
+    comparison_text = (out / "comparison.md").read_text(encoding="utf-8")
+    chain_text = (out / "chain.md").read_text(encoding="utf-8")
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    float64_rows = [line for line in comparison_text.splitlines() if "| float64 |" in line]
+    names = ("NllLossBackward0", "LogSoftmaxBackward0", "AddmmBackward0", "TBackward0", "AccumulateGrad")
+    return {
+        "hand gradients match .backward() to 1e-7 in float64 (both losses)":
+            len(float64_rows) == 2 and all(line.rstrip().endswith("| yes |") for line in float64_rows),
+        "the chain names NllLoss, LogSoftmax, Addmm, T and AccumulateGrad nodes": all(n in chain_text for n in names),
+        "the derivation gives dL/dW, dL/db and dL/dx": all(f"dL/d{v} =" in (out / "derivation.md").read_text()
+                                                           for v in ("W", "b", "x")),
+        "graph.svg is drawn from the live graph": "AddmmBackward0" in (out / "graph.svg").read_text(encoding="utf-8"),
+        "manifest has torch version, seed, timestamp and code hash":
+            {"torch", "seed", "timestamp", "code_hash"} <= manifest.keys() and manifest["torch"] == torch.__version__,
+    }
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        out = write_experiment(Path(tmp) / DEFAULT_OUT.name)
+        print(f"wrote {sorted(p.name for p in out.iterdir())}\n")
+        print((out / "comparison.md").read_text(encoding="utf-8"))
+        for criterion, ok in check_acceptance(out).items():
+            print(f"[{'x' if ok else ' '}] {criterion}")
+
+
+if __name__ == "__main__":
+    print(f"wrote {write_experiment(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)}")
