@@ -12,7 +12,7 @@ import torch
 
 from snippets.experiment import code_hash, write_manifest
 from snippets.phase25.lab01.chain import cross_entropy_graph, walk_by_hand
-from snippets.phase25.lab01.compare import TOLERANCE, comparison, table
+from snippets.phase25.lab01.compare import TOLERANCE, comparison, markdown_table, table
 from snippets.phase25.lab01.float32_error import sweep
 from snippets.phase25.lab01.problem import BATCH, SEED
 from snippets.phase25.theory02.graph_diagram import svg, tree_text
@@ -40,24 +40,22 @@ G for the two losses:
 
 def comparison_report() -> str:
     """comparison.md: the table against .backward(), and the float32 sweep over seeds."""
-    rows = sweep()
-    lines = [f"# Hand gradients against .backward(), seed {SEED}, batch {BATCH}\n", table(comparison()), "",
-             "## float32 cross-entropy over seeds: the largest error and the value it sits on\n",
-             "| seed | where | value | abs error | in float32 ulps | within 1e-7 |", "| --- | --- | --- | --- | --- | --- |"]
-    lines += [f"| {r['seed']} | {r['where']} | {r['value']:.6f} | {r['error']:.3e} | {r['ulps']:.1f} | "
-              f"{'yes' if r['error'] <= TOLERANCE else 'no'} |" for r in rows]
-    return "\n".join(lines) + "\n"
+    sweep_rows = [[r["seed"], r["where"], f"{r['value']:.6f}", f"{r['error']:.3e}", f"{r['ulps']:.1f}",
+                   "yes" if r["error"] <= TOLERANCE else "no"] for r in sweep()]
+    return (f"# Hand gradients against .backward(), seed {SEED}, batch {BATCH}\n\n{table(comparison())}\n\n"
+            "## float32 cross-entropy over seeds: the largest error and the value it sits on\n\n"
+            + markdown_table(["seed", "where", "value", "abs error", "in float32 ulps", "within 1e-7"],
+                             sweep_rows) + "\n")
 
 
 def chain_report() -> str:
     """chain.md: the graph as a tree, and each node run by hand against its formula (float64)."""
     loss, _, _, leaves = cross_entropy_graph()
-    tree = tree_text(loss.grad_fn, leaves)
-    rows = [f"| {s['node']} | {s['received']} | {', '.join(map(str, s['returned'])) or '-'} | "
-            f"{s['max_error']:.1e} | {s['formula']} |" for s in walk_by_hand()]
-    return ("# The grad_fn chain of cross_entropy(linear(x, W, b), target)\n\n```text\n" + tree + "\n```\n\n"
-            "| node | received | returned | max abs diff to formula | formula |\n| --- | --- | --- | --- | --- |\n"
-            + "\n".join(rows) + "\n")
+    rows = [[s["node"], s["received"], ", ".join(map(str, s["returned"])) or "-", f"{s['max_error']:.1e}",
+             s["formula"]] for s in walk_by_hand()]
+    return ("# The grad_fn chain of cross_entropy(linear(x, W, b), target)\n\n"
+            f"```text\n{tree_text(loss.grad_fn, leaves)}\n```\n\n"
+            + markdown_table(["node", "received", "returned", "max abs diff to formula", "formula"], rows) + "\n")
 
 
 def graph_svg() -> str:
@@ -80,18 +78,18 @@ def write_experiment(out: Path = DEFAULT_OUT) -> Path:
 
 def check_acceptance(out: Path) -> dict[str, bool]:
     """The lab's acceptance list, checked on the folder."""
-    comparison_text = (out / "comparison.md").read_text(encoding="utf-8")
-    chain_text = (out / "chain.md").read_text(encoding="utf-8")
-    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    float64_rows = [line for line in comparison_text.splitlines() if "| float64 |" in line]
-    names = ("NllLossBackward0", "LogSoftmaxBackward0", "AddmmBackward0", "TBackward0", "AccumulateGrad")
+    text = {p.name: p.read_text(encoding="utf-8") for p in out.iterdir()}
+    manifest = json.loads(text["manifest.json"])
+    float64_rows = [line for line in text["comparison.md"].splitlines() if "| float64 |" in line]
+    nodes = ("NllLossBackward0", "LogSoftmaxBackward0", "AddmmBackward0", "TBackward0", "AccumulateGrad")
     return {
         "hand gradients match .backward() to 1e-7 in float64 (both losses)":
-            len(float64_rows) == 2 and all(line.rstrip().endswith("| yes |") for line in float64_rows),
-        "the chain names NllLoss, LogSoftmax, Addmm, T and AccumulateGrad nodes": all(n in chain_text for n in names),
-        "the derivation gives dL/dW, dL/db and dL/dx": all(f"dL/d{v} =" in (out / "derivation.md").read_text()
-                                                           for v in ("W", "b", "x")),
-        "graph.svg is drawn from the live graph": "AddmmBackward0" in (out / "graph.svg").read_text(encoding="utf-8"),
+            len(float64_rows) == 2 and all(line.endswith("| yes |") for line in float64_rows),
+        "the chain names NllLoss, LogSoftmax, Addmm, T and AccumulateGrad nodes":
+            all(node in text["chain.md"] for node in nodes),
+        "the derivation gives dL/dW, dL/db and dL/dx":
+            all(f"dL/d{v} =" in text["derivation.md"] for v in ("W", "b", "x")),
+        "graph.svg is drawn from the live graph": "AddmmBackward0" in text["graph.svg"],
         "manifest has torch version, seed, timestamp and code hash":
             {"torch", "seed", "timestamp", "code_hash"} <= manifest.keys() and manifest["torch"] == torch.__version__,
     }

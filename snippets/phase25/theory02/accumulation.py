@@ -1,4 +1,4 @@
-"""Gradients accumulate into .grad; a second backward needs retain_graph=True, because the first frees what was saved."""
+"""Gradients accumulate into .grad; a second backward needs retain_graph=True."""
 
 import textwrap
 
@@ -25,7 +25,8 @@ def accumulate() -> list[tuple[str, str]]:
     try:
         addmm._saved_mat1
     except RuntimeError as error:
-        steps.append((f"{type(addmm).__name__}._saved_mat1", f"RuntimeError: {str(error).split(' (')[0]} (...)"))
+        first_words = str(error).split(" (")[0]
+        steps.append((f"{type(addmm).__name__}._saved_mat1", f"RuntimeError: {first_words} (...)"))
     W.grad = None  # what optimizer.zero_grad() does by default (set_to_none=True)
     steps.append(("W.grad = None", f"W.grad is {W.grad}"))
     return steps

@@ -3,14 +3,14 @@
 from snippets.phase25.theory02.graph_diagram import head_loss
 from snippets.phase25.theory02.graph_walk import label, walk
 
-ACCUMULATE_GRAD_SEQUENCE_NR = 2**64 - 1  # UINT64_MAX, the highest priority in the engine's ready queue
+LEAF_SEQUENCE_NR = 2**64 - 1  # UINT64_MAX: AccumulateGrad's, the top priority in the ready queue
 
 
 def backward_order() -> list[dict]:
-    """The nodes in the order backward ran them, the gradient shapes each received, and when forward made it."""
+    """The nodes in the order backward ran them, what each received, and when forward made it."""
     loss, leaves = head_loss()
     nodes, _ = walk(loss.grad_fn)
-    made = sorted((n for n in nodes if n._sequence_nr() != ACCUMULATE_GRAD_SEQUENCE_NR), key=lambda n: n._sequence_nr())
+    made = sorted((n for n in nodes if n._sequence_nr() != LEAF_SEQUENCE_NR), key=lambda n: n._sequence_nr())
     log = []
     for node in nodes:
         def record(grad_outputs, node=node):

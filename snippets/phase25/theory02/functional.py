@@ -7,8 +7,13 @@ from torch.func import grad
 from snippets.phase25.lab00.part_a_baseline import make_inputs
 
 
-def loss_of(W: torch.Tensor, b: torch.Tensor, x: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+def loss_of(W, b, x, target) -> torch.Tensor:
+    """The head's cross-entropy as a plain function of its tensors."""
     return F.cross_entropy(F.linear(x, W, b), target)
+
+
+def gap(a: torch.Tensor, b: torch.Tensor) -> float:
+    return (a - b).abs().max().item()
 
 
 def functional_gradients() -> dict[str, str]:
@@ -22,8 +27,7 @@ def functional_gradients() -> dict[str, str]:
         "dW, db shapes": f"{tuple(dW.shape)}, {tuple(db.shape)}",
         "W.requires_grad, W.grad": f"{W.requires_grad}, {W.grad}",
         "dW.grad_fn": str(dW.grad_fn),
-        "max |dW - W_leaf.grad|, |db - b_leaf.grad|":
-            f"{(dW - W_leaf.grad).abs().max().item():.1e}, {(db - b_leaf.grad).abs().max().item():.1e}",
+        "max |dW - W_leaf.grad|, |db - b_leaf.grad|": f"{gap(dW, W_leaf.grad):.1e}, {gap(db, b_leaf.grad):.1e}",
     }
 
 

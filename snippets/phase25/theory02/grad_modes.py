@@ -1,4 +1,4 @@
-"""no_grad against inference_mode: what each changes in grad mode, the key sets and this thread's local sets."""
+"""no_grad against inference_mode: grad mode, key sets and this thread's local key sets."""
 
 import torch
 import torch.nn.functional as F
@@ -7,7 +7,13 @@ from snippets.phase25.lab00.part_a_baseline import make_inputs
 from snippets.phase25.lab00.part_b_key_sets import key_set
 
 KEY = torch._C.DispatchKey
-MODES = {"normal": torch.enable_grad, "torch.no_grad()": torch.no_grad, "torch.inference_mode()": torch.inference_mode}
+MODES = {"normal": torch.enable_grad,
+         "torch.no_grad()": torch.no_grad,
+         "torch.inference_mode()": torch.inference_mode}
+
+
+def node_name(t: torch.Tensor) -> str:
+    return type(t.grad_fn).__name__ if t.grad_fn else "None"
 
 
 def mode_effects() -> dict[str, dict[str, str]]:
@@ -17,26 +23,28 @@ def mode_effects() -> dict[str, dict[str, str]]:
     for label, mode in MODES.items():
         with mode():
             y = F.linear(x, W, b)
+            excluded = torch._C._dispatch_tls_is_dispatch_key_excluded(KEY.AutogradFunctionality)
+            included = torch._C._dispatch_tls_is_dispatch_key_included(KEY.ADInplaceOrView)
             effects[label] = {
                 "torch.is_grad_enabled()": str(torch.is_grad_enabled()),
-                "y.requires_grad, y.grad_fn": f"{y.requires_grad}, {type(y.grad_fn).__name__ if y.grad_fn else None}",
+                "y.requires_grad, y.grad_fn": f"{y.requires_grad}, {node_name(y)}",
                 "key set of y": key_set(y),
                 "key set of x (made outside)": key_set(x),
-                "thread excludes AutogradFunctionality": str(torch._C._dispatch_tls_is_dispatch_key_excluded(KEY.AutogradFunctionality)),
-                "thread includes ADInplaceOrView": str(torch._C._dispatch_tls_is_dispatch_key_included(KEY.ADInplaceOrView)),
+                "thread excludes AutogradFunctionality": str(excluded),
+                "thread includes ADInplaceOrView": str(included),
             }
     return effects
 
 
 def later_use() -> dict[str, str]:
-    """A result made under each mode, used afterwards in a computation that needs its gradient path."""
+    """A result made under each mode, used afterwards where backward must save it."""
     x, W, b = make_inputs()
     outcomes = {}
-    for label, mode in list(MODES.items())[1:]:
-        with mode():
+    for label in ("torch.no_grad()", "torch.inference_mode()"):
+        with MODES[label]():
             h = F.linear(x, W, b)
         try:
-            (h * W.sum()).sum().backward()
+            (h * W.sum()).sum().backward()  # the product saves h for W's gradient
             outcomes[label] = f"backward ran; h.is_leaf = {h.is_leaf}, W.grad filled = {W.grad is not None}"
         except RuntimeError as error:
             outcomes[label] = f"RuntimeError: {str(error).split('. ')[0]}."

@@ -1,4 +1,4 @@
-"""A diagram of the live graph, drawn from the walk: a text tree for the page, an SVG for the experiment folder."""
+"""A diagram of the live graph, drawn from the walk: as a text tree, and as an SVG picture."""
 
 from html import escape
 
@@ -28,7 +28,8 @@ def tree_text(root, leaves) -> str:
             if edge.child is None:
                 text = "None (this input needs no gradient)"
             else:
-                text = label(nodes[edge.child], leaves) + ("  (drawn above)" if edge.child in drawn else "")
+                again = "  (drawn above)" if edge.child in drawn else ""
+                text = label(nodes[edge.child], leaves) + again
             lines.append(f"{prefix}{'└── ' if last else '├── '}[{edge.slot}] {text}")
             if edge.child is not None and edge.child not in drawn:
                 drawn.add(edge.child)
@@ -39,7 +40,7 @@ def tree_text(root, leaves) -> str:
 
 
 def svg(root, leaves, box_height: int = 28, row_gap: int = 36, char_width: float = 7.8) -> str:
-    """The graph as a self-contained SVG: one row per depth, arrows from each node to its next_functions."""
+    """The graph as a self-contained SVG: a row per depth, an arrow to each of next_functions."""
     nodes, edges = walk(root)
     depth = [0] * len(nodes)
     for _ in nodes:  # longest path from the root, so a shared node sits below all its parents
@@ -59,21 +60,23 @@ def svg(root, leaves, box_height: int = 28, row_gap: int = 36, char_width: float
             left += widths[i] + gap
     height = gap * 2 + len(rows) * box_height + (len(rows) - 1) * row_gap
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{total:.0f}" height="{height}" '
-             f'viewBox="0 0 {total:.0f} {height}" font-family="monospace" font-size="13" fill="currentColor" stroke="currentColor">',
-             '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
-             'orient="auto"><path d="M0,0 L10,5 L0,10 z" stroke="none"/></marker></defs>']
+             f'viewBox="0 0 {total:.0f} {height}" font-family="monospace" font-size="13" '
+             'fill="currentColor" stroke="currentColor">',
+             '<defs><marker id="grad-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
+             'markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" stroke="none"/></marker></defs>']
     for e in edges:
         if e.child is None:
             continue
         (px, py), (cx, cy) = place[e.parent], place[e.child]
         x1, x2 = px + widths[e.parent] / 2, cx + widths[e.child] / 2
         parts.append(f'<line x1="{x1:.1f}" y1="{py + box_height}" x2="{x2:.1f}" y2="{cy}" '
-                     f'marker-end="url(#arrow)"/>')
+                     f'marker-end="url(#grad-arrow)"/>')
         parts.append(f'<text x="{(x1 + x2) / 2 + 4:.1f}" y="{(py + box_height + cy) / 2 + 4:.1f}" '
                      f'font-size="11" stroke="none">{e.slot}</text>')
     for i, node in enumerate(nodes):
         x, y = place[i]
-        fill = "#2e7d32" if type(node).__name__ == "AccumulateGrad" else "#1565c0"  # leaves' nodes green
+        leaf = type(node).__name__ == "AccumulateGrad"
+        fill = "#2e7d32" if leaf else "#1565c0"  # leaves' nodes green, the others blue
         parts.append(f'<rect x="{x:.1f}" y="{y}" width="{widths[i]:.1f}" height="{box_height}" rx="5" '
                      f'fill="{fill}" fill-opacity="0.18"/>')
         parts.append(f'<text x="{x + widths[i] / 2:.1f}" y="{y + box_height / 2 + 4:.1f}" '

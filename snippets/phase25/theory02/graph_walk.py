@@ -7,7 +7,7 @@ import torch
 
 @dataclass(frozen=True)
 class Edge:
-    """next_functions[slot] of nodes[parent] is nodes[child]; child is None for an input needing no gradient."""
+    """nodes[parent].next_functions[slot] is nodes[child]; None for an input needing no gradient."""
 
     parent: int
     slot: int

@@ -1,4 +1,4 @@
-"""Saved tensors: what each backward node keeps from forward, and how much of it only the graph holds."""
+"""Saved tensors: what each node keeps from forward, and how much of it only the graph holds."""
 
 import torch
 import torch.nn.functional as F
@@ -7,19 +7,25 @@ from snippets.phase25.lab00.part_a_baseline import make_inputs
 from snippets.phase25.theory02.graph_walk import label, walk
 
 
+def storage_id(t: torch.Tensor) -> int:
+    """Where a tensor's storage starts: equal for tensors sharing memory (never printed)."""
+    return t.untyped_storage().data_ptr()
+
+
 def storage_owner(value: torch.Tensor, inputs: dict[str, torch.Tensor]) -> str | None:
     """The name of the input whose storage `value` uses, or None when the graph made it."""
-    pointer = value.untyped_storage().data_ptr()
-    return next((name for name, t in inputs.items() if t.untyped_storage().data_ptr() == pointer), None)
+    return next((name for name, t in inputs.items() if storage_id(t) == storage_id(value)), None)
 
 
 def describe(value, inputs: dict[str, torch.Tensor]) -> str:
-    """A saved attribute in words: a tensor's shape, strides and whose storage it is; anything else as repr."""
+    """A saved attribute in words: a tensor's shape, strides and whose storage it is; else its repr."""
     if not isinstance(value, torch.Tensor):
         return repr(value)
     owner = storage_owner(value, inputs)
-    identical = owner is not None and value is inputs[owner]
-    relation = f"is {owner} itself" if identical else f"a view of {owner}'s storage" if owner else "a new tensor"
+    if owner is None:
+        relation = "a new tensor"
+    else:
+        relation = f"is {owner} itself" if value is inputs[owner] else f"a view of {owner}'s storage"
     return f"Tensor{tuple(value.shape)} strides {value.stride()}: {relation}"
 
 
@@ -32,7 +38,7 @@ def addmm_saved() -> list[tuple[str, str]]:
 
 
 def loss_saved(batch: int) -> list[dict]:
-    """Every tensor saved in the graph of cross_entropy(linear(x, W, b), target) for a batch of `batch` rows."""
+    """Every tensor saved in the graph of cross_entropy(linear(x, W, b), target), `batch` rows."""
     _, W, b = make_inputs()
     x = torch.randn(batch, 64, requires_grad=True)
     target = torch.randint(0, 600, (batch,))
@@ -44,7 +50,7 @@ def loss_saved(batch: int) -> list[dict]:
             value = getattr(node, name) if name.startswith("_saved_") else None
             if isinstance(value, torch.Tensor):
                 rows.append({"saved": f"{label(node, inputs)}.{name}", "shape": tuple(value.shape),
-                             "bytes": value.untyped_storage().nbytes(), "storage": value.untyped_storage().data_ptr(),
+                             "bytes": value.untyped_storage().nbytes(), "storage": storage_id(value),
                              "owner": storage_owner(value, inputs)})
     return rows
 
@@ -70,4 +76,5 @@ def main():
         print(f"{row['saved']:42} {str(row['shape']):10} {row['bytes']:>7} bytes  {whose}")
     print()
     for batch in (2, 64, 4096):
-        print(f"batch {batch:>4}: the graph alone keeps {graph_only_bytes(loss_saved(batch)):>10,} bytes alive")
+        held = graph_only_bytes(loss_saved(batch))
+        print(f"batch {batch:>4}: the graph alone keeps {held:>10,} bytes alive")
