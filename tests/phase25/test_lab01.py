@@ -9,6 +9,7 @@ from snippets.phase25.lab01.chain import cross_entropy_graph, walk_by_hand
 from snippets.phase25.lab01.compare import TOLERANCE, comparison, max_errors
 from snippets.phase25.lab01.float32_error import spacing, sweep
 from snippets.phase25.lab01.hand_gradients import LOSSES
+from snippets.phase25.lab01.minigpt_head import head_errors, sgd_step
 from snippets.phase25.theory02.graph_walk import label, walk
 
 
@@ -54,10 +55,18 @@ def test_each_node_run_by_hand_matches_its_formula():
     assert addmm["returned"] == [(2, 600), (2, 64), (64, 600)]  # the bias gradient is not yet reduced
 
 
+def test_hand_gradients_on_the_minigpt_head():
+    errors = head_errors()
+    assert max(errors["float64"].values()) <= TOLERANCE
+    step = sgd_step()
+    assert step["loss after the hand step"] < step["loss before"]
+    assert step["max abs(W_hand - W_auto)"] <= 1e-6 and step["max abs(b_hand - b_auto)"] <= 1e-6
+
+
 def test_deliverable_meets_the_acceptance_list(tmp_path):
     out = deliverable.write_experiment(tmp_path / "25-autograd-by-hand")
     assert sorted(p.name for p in out.iterdir()) == ["chain.md", "comparison.md", "derivation.md", "graph.svg",
-                                                    "manifest.json"]
+                                                    "manifest.json", "minigpt_head.md"]
     checks = deliverable.check_acceptance(out)
     assert checks and all(checks.values()), checks
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))

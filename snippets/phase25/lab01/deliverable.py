@@ -1,4 +1,4 @@
-"""Write experiments/25-autograd-by-hand/ (derivation, comparison, chain, graph, manifest) and check it.
+"""Write experiments/25-autograd-by-hand/ (derivation, comparisons, chain, graph, manifest) and check it.
 
 Usage: python -m snippets.phase25.lab01.deliverable [OUT_DIR]
 """
@@ -11,9 +11,11 @@ from pathlib import Path
 import torch
 
 from snippets.experiment import code_hash, write_manifest
+from snippets.minigpt.shipped import WEIGHTS_SHA256
 from snippets.phase25.lab01.chain import cross_entropy_graph, walk_by_hand
-from snippets.phase25.lab01.compare import TOLERANCE, comparison, markdown_table, table
+from snippets.phase25.lab01.compare import NAMES, TOLERANCE, comparison, markdown_table, table
 from snippets.phase25.lab01.float32_error import sweep
+from snippets.phase25.lab01.minigpt_head import LR, ROWS, SEQ_LEN, head_errors, sgd_step
 from snippets.phase25.lab01.problem import BATCH, SEED
 from snippets.phase25.theory02.graph_diagram import svg, tree_text
 
@@ -58,6 +60,17 @@ def chain_report() -> str:
             + markdown_table(["node", "received", "returned", "max abs diff to formula", "formula"], rows) + "\n")
 
 
+def minigpt_report() -> str:
+    """minigpt_head.md: the hand gradients on the grammar MiniGPT's LM head, and one SGD step with them."""
+    errors = [[dtype, *(f"{e[name]:.2e}" for name in NAMES), "yes" if max(e.values()) <= TOLERANCE else "no"]
+              for dtype, e in head_errors().items()]
+    step = [[what, f"{value:.6g}"] for what, value in sgd_step().items()]
+    return (f"# The grammar MiniGPT's LM head: {ROWS} held-out rows x {SEQ_LEN} positions\n\n"
+            + markdown_table(["dtype", *NAMES, "within 1e-7"], errors)
+            + f"\n\n## One SGD step with the hand gradients, lr = {LR}\n\n"
+            + markdown_table(["quantity", "value"], step) + "\n")
+
+
 def graph_svg() -> str:
     """graph.svg: the same graph drawn as boxes and arrows."""
     loss, _, _, leaves = cross_entropy_graph()
@@ -70,9 +83,11 @@ def write_experiment(out: Path = DEFAULT_OUT) -> Path:
     (out / "derivation.md").write_text(DERIVATION, encoding="utf-8")
     (out / "comparison.md").write_text(comparison_report(), encoding="utf-8")
     (out / "chain.md").write_text(chain_report(), encoding="utf-8")
+    (out / "minigpt_head.md").write_text(minigpt_report(), encoding="utf-8")
     (out / "graph.svg").write_text(graph_svg(), encoding="utf-8")
     theory = Path(__file__).parent.parent / "theory02"
-    write_manifest(out, SEED, Path(__file__).parent, theory02_code_hash=code_hash(theory), batch=BATCH)
+    write_manifest(out, SEED, Path(__file__).parent, batch=BATCH, theory02_code_hash=code_hash(theory),
+                   minigpt_weights_sha256=WEIGHTS_SHA256)
     return out
 
 
@@ -81,10 +96,13 @@ def check_acceptance(out: Path) -> dict[str, bool]:
     text = {p.name: p.read_text(encoding="utf-8") for p in out.iterdir()}
     manifest = json.loads(text["manifest.json"])
     float64_rows = [line for line in text["comparison.md"].splitlines() if "| float64 |" in line]
+    head_float64 = [line for line in text["minigpt_head.md"].splitlines() if line.startswith("| float64 |")]
     nodes = ("NllLossBackward0", "LogSoftmaxBackward0", "AddmmBackward0", "TBackward0", "AccumulateGrad")
     return {
         "hand gradients match .backward() to 1e-7 in float64 (both losses)":
             len(float64_rows) == 2 and all(line.endswith("| yes |") for line in float64_rows),
+        "on the grammar MiniGPT's LM head too, in float64":
+            len(head_float64) == 1 and head_float64[0].endswith("| yes |"),
         "the chain names NllLoss, LogSoftmax, Addmm, T and AccumulateGrad nodes":
             all(node in text["chain.md"] for node in nodes),
         "the derivation gives dL/dW, dL/db and dL/dx":
