@@ -1,0 +1,34 @@
+"""The GPU kernels one TinyMLP forward launches, in launch order, as the profiler saw them."""
+
+import torch
+from torch.autograd import DeviceType
+from torch.profiler import ProfilerActivity, profile
+
+from snippets.phase24.theory04.tiny_mlp import TinyMLP
+
+DEVICES = ("cuda",)
+
+
+def forward_kernels() -> tuple[list[str], list[str]]:
+    """(ATen ops, GPU kernels) of one forward on (2, 64) inputs, after a warm-up forward."""
+    torch.manual_seed(0)
+    model = TinyMLP().cuda().eval()
+    x = torch.randn(2, 64, device="cuda")
+    with torch.no_grad():
+        model(x)  # warm-up: cuBLAS handle and workspace are created on the first GEMM
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            model(x)
+            torch.cuda.synchronize()
+    events = sorted(prof.events(), key=lambda e: e.time_range.start)
+    ops = [e.name for e in events if e.device_type == DeviceType.CPU and e.name.startswith("aten::")]
+    kernels = [e.name for e in events if e.device_type == DeviceType.CUDA and not e.name.startswith("Memcpy")]
+    return ops, kernels
+
+
+def main():
+    ops, kernels = forward_kernels()
+    print("ATen ops (host side):", ", ".join(ops))
+    print(f"GPU kernels launched: {len(kernels)}")
+    for i, name in enumerate(kernels, 1):
+        print(f"  {i}. {name if len(name) <= 110 else name[:107] + '...'}")
