@@ -46,10 +46,10 @@ def check_compiler() -> Check:
     """The C++ compiler Inductor calls for CPU code, found the way torch.compile finds it."""
     from torch._inductor import config
 
-    names = config.cpp.cxx if isinstance(config.cpp.cxx, (list, tuple)) else (config.cpp.cxx,)
-    found = next((shutil.which(name) for name in names if name and shutil.which(name)), None)
+    names = [n for n in (config.cpp.cxx if isinstance(config.cpp.cxx, (list, tuple)) else (config.cpp.cxx,)) if n]
+    found = next((shutil.which(name) for name in names if shutil.which(name)), None)
     if found is None:
-        return Check("C++ compiler", False, f"none of {list(names)} on PATH",
+        return Check("C++ compiler", False, f"none of {names} on PATH",
                      "Install a C++ compiler (`apt-get install g++`): torch.compile builds its CPU kernels with it.")
     version = subprocess.run([found, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
     return Check("C++ compiler", True, f"{found} ({version})")
@@ -132,7 +132,7 @@ def run_checks() -> list[Check]:
 def main() -> int:
     checks = run_checks()
     for check in checks:
-        print(f"[{'ok' if check.ok else 'MISSING'}] {check.name:14} {check.detail}")
+        print(f"[{'ok' if check.ok else 'MISSING':7}] {check.name:14} {check.detail}")
     missing = [check for check in checks if not check.ok]
     for check in missing:
         print(f"\n{check.name}: {check.fix}")

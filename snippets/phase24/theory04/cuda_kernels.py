@@ -2,8 +2,8 @@
 
 import torch
 from torch.autograd import DeviceType
-from torch.profiler import ProfilerActivity, profile
 
+from snippets.phase24.theory04.gpu_profile import cuda_events
 from snippets.phase24.theory04.tiny_mlp import TinyMLP
 
 DEVICES = ("cuda",)
@@ -17,10 +17,7 @@ def forward_kernels() -> tuple[list[str], list[str]]:
     with torch.no_grad():
         model(x)  # warm-up: cuBLAS handle and workspace are created on the first GEMM
         torch.cuda.synchronize()
-        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-            model(x)
-            torch.cuda.synchronize()
-    events = sorted(prof.events(), key=lambda e: e.time_range.start)
+        events = cuda_events(lambda: model(x))
     ops = [e.name for e in events if e.device_type == DeviceType.CPU and e.name.startswith("aten::")]
     kernels = [e.name for e in events if e.device_type == DeviceType.CUDA and not e.name.startswith("Memcpy")]
     return ops, kernels

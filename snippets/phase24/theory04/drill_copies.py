@@ -3,8 +3,8 @@
 from collections import Counter
 
 import torch
-from torch.profiler import ProfilerActivity, profile
 
+from snippets.phase24.theory04.gpu_profile import cuda_events
 from snippets.phase24.theory04.tiny_mlp import TinyMLP
 
 DEVICES = ("cuda",)
@@ -18,10 +18,8 @@ def copies() -> list[tuple[str, int]]:
     with torch.no_grad():
         model(x.cuda()).cpu()  # warm-up: cuBLAS set-up is not part of the question
         torch.cuda.synchronize()
-        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-            y = model(x.cuda())
-            y.cpu()
-    counts = Counter(e.name for e in prof.events() if e.name.startswith(("Memcpy", "Memset", "cudaMemcpy")))
+        events = cuda_events(lambda: model(x.cuda()).cpu())
+    counts = Counter(e.name for e in events if e.name.startswith(("Memcpy", "Memset", "cudaMemcpy")))
     return sorted(counts.items())
 
 

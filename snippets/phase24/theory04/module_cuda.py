@@ -3,8 +3,8 @@
 from collections import Counter
 
 import torch
-from torch.profiler import ProfilerActivity, profile
 
+from snippets.phase24.theory04.gpu_profile import cuda_events
 from snippets.phase24.theory04.tiny_mlp import TinyMLP
 
 DEVICES = ("cuda",)
@@ -34,11 +34,8 @@ def move_with_memory_stats() -> dict[str, object]:
 def copies_seen_by_profiler() -> list[tuple[str, int]]:
     """(event name, count) of the copies and allocations the profiler sees while a TinyMLP moves."""
     model = TinyMLP()
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        model.cuda()
-        torch.cuda.synchronize()
     watched = ("Memcpy", "cudaMemcpy", "cudaMalloc", "aten::_to_copy", "aten::copy_", "aten::empty_strided")
-    counts = Counter(e.name for e in prof.events() if e.name.startswith(watched))
+    counts = Counter(e.name for e in cuda_events(model.cuda) if e.name.startswith(watched))
     return sorted(counts.items())
 
 
