@@ -4,8 +4,8 @@ from collections import Counter
 
 import torch
 
+from snippets.phase25.lab00.part_a_baseline import make_inputs
 from snippets.phase25.theory01.dispatch_table import by_priority, call_key_set, format_rows, table, walk
-from snippets.phase25.theory01.key_sets import lm_head_inputs
 
 DEVICES = ("cpu", "cuda")
 OP = "aten::addmm"
@@ -27,7 +27,7 @@ def trimmed(op: str = OP) -> list:
 
 def linear_walk(device: str) -> tuple[str, list]:
     """Key set and visited rows of the addmm call that linear(x, W, b) makes on `device`."""
-    x, W, b = (t.detach().to(device).requires_grad_(t.requires_grad) for t in lm_head_inputs())
+    x, W, b = make_inputs(device=device)
     keys = call_key_set(b, x, W.t())
     return str(keys), walk(OP, keys)
 

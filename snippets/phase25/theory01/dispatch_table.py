@@ -62,15 +62,20 @@ def is_backend(key: C.DispatchKey) -> bool:
 
 
 def walk(op: str, keys: C.DispatchKeySet) -> list[Row]:
-    """The rows a call visits: the highest key's kernel runs, then everything below it, down to a backend."""
+    """The rows a call visits: each kernel that is not the last redispatches to the keys below its own.
+
+    The walk ends at a backend kernel (it computes), at a math kernel (a CompositeImplicitAutograd
+    decomposition: it calls other operators, each dispatched from the top), or when no key is left
+    (a BackendSelect kernel picks the backend from the call's arguments instead).
+    """
     rows = table(op)
     visited = []
-    while True:
-        key = keys.highestPriorityTypeId()
+    while (key := keys.highestPriorityTypeId()).name != "Undefined":
         visited.append(rows[key.name])
-        if is_backend(key):
-            return visited
+        if is_backend(key) or rows[key.name].kind == "math kernel":
+            break
         keys = keys & C._dispatch_keyset_full_after(key)
+    return visited
 
 
 def format_rows(rows) -> str:
