@@ -1,0 +1,94 @@
+"""9.4: profile training steps of the LM head with CPU (and CUDA) activities, shapes and stacks,
+and pick out by code every op above 5% of the total time. Timings change from run to run."""
+
+import re
+
+import torch
+import torch.nn.functional as F
+from torch.profiler import ProfilerActivity, profile
+
+from snippets.phase25.lab00.part_a_baseline import make_inputs
+
+DEVICES = ("cpu", "cuda")
+TIMEOUT = 60
+THRESHOLD = 0.05
+BATCH = {"cpu": 1024, "cuda": 8192}
+
+
+def training_steps(device: str, batch: int, steps: int = 3):
+    """Profile `steps` forward + backward passes of linear(x, W, b) + cross-entropy over 600 classes."""
+    _, W, b = make_inputs(device=device)
+    x = torch.randn(batch, 64, device=device)
+    target = torch.randint(0, 600, (batch,), device=device)
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+
+    def step():
+        loss = F.cross_entropy(F.linear(x, W, b), target)
+        loss.backward()
+
+    step()  # warm-up, outside the profile
+    with profile(activities=activities, record_shapes=True, with_stack=True) as prof:
+        for _ in range(steps):
+            step()
+        if device == "cuda":
+            torch.cuda.synchronize()
+    return prof
+
+
+def self_times(prof, device: str) -> list[tuple[str, float, int, str]]:
+    """(op, self time in µs, calls, input shapes) per op and shape, longest first.
+
+    On a GPU the time is that of the kernels each op launched itself; the kernels' own rows are left
+    out so that no time is counted twice.
+    """
+    attribute = "self_device_time_total" if device == "cuda" else "self_cpu_time_total"
+    rows = [(e.key, getattr(e, attribute), e.count, str(e.input_shapes))
+            for e in prof.key_averages(group_by_input_shape=True)
+            if e.device_type == torch.autograd.DeviceType.CPU and getattr(e, attribute) > 0]
+    return sorted(rows, key=lambda row: -row[1])
+
+
+def above_threshold(rows, threshold: float = THRESHOLD) -> list[tuple[str, float]]:
+    """(op, share of the total) for every row whose self time is above `threshold` of the total."""
+    total = sum(row[1] for row in rows)
+    return [(name, time / total) for name, time, _, _ in rows if time / total > threshold]
+
+
+def call_site(prof, op: str) -> list[str]:
+    """Python frames above the first call of `op`, innermost first, up to this file's `step` (with_stack).
+
+    The profiler records each Python function call as an event of its own: the op's parents.
+    """
+    for event in prof.events():
+        if event.name != op:
+            continue
+        frames, parent = [], event.cpu_parent
+        while parent is not None:
+            if ".py(" in parent.name or parent.name.startswith("<built-in"):
+                name = re.sub(r" at 0x[0-9a-f]+", "", parent.name)  # no addresses on the page
+                frames.append(name[name.find("snippets/"):] if "snippets/" in name else name)
+                if "profiler_drill.py" in parent.name:
+                    return frames
+            parent = parent.cpu_parent
+    return []
+
+
+def main():
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    batch = BATCH[device]
+    prof = training_steps(device, batch)
+    rows = self_times(prof, device)
+    total = sum(row[1] for row in rows)
+    clock = "GPU kernel" if device == "cuda" else "CPU"
+    print(f"3 steps on {device}, batch {batch}; total self {clock} time {total / 1000:.2f} ms\n")
+    print(f"{'op':34} {'self µs':>9} {'share':>6} {'calls':>5}  input shapes")
+    for name, time, calls, shapes in rows[:10]:
+        print(f"{name[:34]:34} {time:9.0f} {time / total:6.1%} {calls:5}  {shapes[:48]}")
+    hot = above_threshold(rows)
+    print(f"\nAbove {THRESHOLD:.0%} of the total:")
+    for name, share in hot:
+        print(f"    {name:34} {share:6.1%}")
+    name, frames = next((name, frames) for name, _ in hot if (frames := call_site(prof, name)))
+    print(f"\nwith_stack: where {name}, the first of them called from Python, comes from:")
+    for frame in frames:
+        print(f"    {frame}")
