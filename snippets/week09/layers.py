@@ -14,22 +14,28 @@ def add(a, b):
     return a + b
 
 
-def layers(device: str) -> dict[str, list[str]]:
-    """What each layer shows for one `a + b` on two (4, 8) float32 tensors on `device`."""
-    a = torch.randn(4, 8, device=device)
-    b = torch.randn(4, 8, device=device)
-    if device == "cuda":
-        backend = [f"{count} x {name[:120]}" for name, count in kernels_launched(add, a, b)]
+def chain(fn, args, op: str, declaration: str, cpu_backend: str) -> dict[str, list[str]]:
+    """What each layer shows for one call fn(*args): frontend, dispatcher, table rows, declaration, backend."""
+    if args[0].device.type == "cuda":
+        backend = [f"{count} x {name[:120]}" for name, count in kernels_launched(fn, *args)]
     else:
-        backend = [f"a vectorized loop in ATen, compiled for this CPU: {torch.backends.cpu.get_cpu_capability()}"]
+        backend = [cpu_backend]
     return {
-        "1. Python frontend (TorchFunctionMode)": [f"torch.Tensor.{name}" for name in function_calls(add, a, b)],
-        "2. dispatcher: operator and key set": [
-            ", ".join(dispatched_ops(add, a, b)), ", ".join(names(call_key_set(a, b)))],
-        "3. dispatch table rows visited": [row[2:] for row in format_rows(walk("aten::add.Tensor", call_key_set(a, b))).splitlines()],
-        "4. ATen: how the kernel is declared": trimmed("add.out").splitlines(),
+        "1. Python frontend (TorchFunctionMode)": function_calls(fn, *args),
+        "2. dispatcher: ATen ops (TorchDispatchMode) and key set": [
+            ", ".join(dispatched_ops(fn, *args)), ", ".join(names(call_key_set(*args)))],
+        f"3. rows of {op} visited": [row[2:] for row in format_rows(walk(op, call_key_set(*args))).splitlines()],
+        f"4. ATen: how {declaration} is declared": trimmed(declaration).splitlines(),
         "5. backend": backend,
     }
+
+
+def layers(device: str) -> dict[str, list[str]]:
+    """The chain of one `a + b` on two (4, 8) float32 tensors on `device`."""
+    a = torch.randn(4, 8, device=device)
+    b = torch.randn(4, 8, device=device)
+    loop = f"a vectorized loop in ATen, compiled for this CPU: {torch.backends.cpu.get_cpu_capability()}"
+    return chain(add, (a, b), "aten::add.Tensor", "add.out", loop)
 
 
 def main():
