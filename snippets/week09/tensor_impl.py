@@ -41,14 +41,14 @@ def rebuilt_from_storage() -> str:
     return f"{rebuilt.tolist()} equal to x[1:, ::2]: {torch.equal(rebuilt, view)}"
 
 
-def element_address() -> str:
+def element_address(i: int = 1, j: int = 1) -> tuple[str, int, float, float]:
     """Element [i, j] of a view lives at storage[offset + i * stride0 + j * stride1]."""
     x = torch.arange(12.0).reshape(3, 4)
     view = x[1:, ::2]
     flat = torch.empty(0).set_(x.untyped_storage(), 0, (x.numel(),), (1,))  # the storage as a 1-D tensor
-    i, j = 1, 1
-    index = view.storage_offset() + i * view.stride(0) + j * view.stride(1)
-    return f"view[{i}, {j}] = {view[i, j].item()}, storage[{index}] = {flat[index].item()}"
+    offset, (s0, s1) = view.storage_offset(), view.stride()
+    index = offset + i * s0 + j * s1
+    return f"{offset} + {i}*{s0} + {j}*{s1}", index, view[i, j].item(), flat[index].item()
 
 
 def contiguity() -> dict[str, str]:
@@ -71,7 +71,9 @@ def main():
     for name, line in views().items():
         print(f"{name:30} {line}")
     print(f"\nrebuilt from storage:          {rebuilt_from_storage()}")
-    print(f"address arithmetic:            {element_address()}")
+    formula, index, in_view, in_storage = element_address(1, 1)
+    print(f"address arithmetic:            x[1:, ::2][1, 1] = {in_view}; offset + i*stride0 + j*stride1 = "
+          f"{formula} = {index}; storage[{index}] = {in_storage}")
     print()
     for name, line in contiguity().items():
         print(f"{name:30} {line}")
