@@ -2,7 +2,7 @@
 
 import torch
 
-from snippets.phase25.theory01.cuda_gemm import kernels_launched
+from snippets.phase25.theory01.cuda_gemm import kernels_launched, short
 
 DEVICES = ("cuda",)
 TIMEOUT = 60
@@ -23,4 +23,4 @@ def main():
     for label, (fn, *args) in cases().items():
         print(label)
         for name, count in kernels_launched(fn, *args):
-            print(f"    {count} x {name}")
+            print(f"    {count} x {short(name)}")

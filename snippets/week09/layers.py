@@ -3,7 +3,7 @@
 import torch
 
 from snippets.phase25.lab00.dispatch_log import dispatched_ops, function_calls
-from snippets.phase25.theory01.cuda_gemm import kernels_launched
+from snippets.phase25.theory01.cuda_gemm import kernels_launched, short
 from snippets.phase25.theory01.dispatch_table import call_key_set, format_rows, names, walk
 from snippets.phase25.theory01.native_functions import trimmed
 
@@ -17,7 +17,7 @@ def add(a, b):
 def chain(fn, args, op: str, declaration: str, cpu_backend: str) -> dict[str, list[str]]:
     """What each layer shows for one call fn(*args): frontend, dispatcher, table rows, declaration, backend."""
     if args[0].device.type == "cuda":
-        backend = [f"{count} x {name[:120]}" for name, count in kernels_launched(fn, *args)]
+        backend = [f"{count} x {short(name)}" for name, count in kernels_launched(fn, *args)]
     else:
         backend = [cpu_backend]
     return {

@@ -3,7 +3,7 @@
 import torch
 
 from snippets.phase25.lab00.dispatch_log import dispatched_ops
-from snippets.phase25.theory01.cuda_gemm import kernels_launched
+from snippets.phase25.theory01.cuda_gemm import kernels_launched, short
 from snippets.phase25.theory01.dispatch_table import call_key_set, format_rows, walk
 
 DEVICES = ("cuda",)
@@ -17,7 +17,7 @@ def trace(dtype: torch.dtype, n: int = 4096) -> dict[str, list[str]]:
     return {
         "ATen ops below the composite matmul": dispatched_ops(torch.matmul, a, b),
         "rows of aten::mm visited": [row[2:] for row in format_rows(walk("aten::mm", call_key_set(a, b))).splitlines()],
-        "GPU kernels": [f"{count} x {name}" for name, count in kernels_launched(torch.matmul, a, b)],
+        "GPU kernels": [f"{count} x {short(name)}" for name, count in kernels_launched(torch.matmul, a, b)],
     }
 
 

@@ -55,21 +55,24 @@ def above_threshold(rows, threshold: float = THRESHOLD) -> list[tuple[str, float
 
 
 def call_site(prof, op: str) -> list[str]:
-    """Python frames above the first call of `op`, innermost first, up to this file's `step` (with_stack).
+    """Python frames above the first call of `op` that has any, innermost first (with_stack).
 
-    The profiler records each Python function call as an event of its own: the op's parents.
+    torch 2.13 records each Python function call as an event of its own, a parent of the op; older
+    versions attach the frames to the op as `event.stack`. Both are read; frames stop at this file.
     """
     for event in prof.events():
         if event.name != op:
             continue
-        frames, parent = [], event.cpu_parent
+        frames, parent = list(event.stack), event.cpu_parent
         while parent is not None:
             if ".py(" in parent.name or parent.name.startswith("<built-in"):
-                name = re.sub(r" at 0x[0-9a-f]+", "", parent.name)  # no addresses on the page
-                frames.append(name[name.find("snippets/"):] if "snippets/" in name else name)
-                if "profiler_drill.py" in parent.name:
-                    return frames
+                frames.append(parent.name)
             parent = parent.cpu_parent
+        frames = [re.sub(r" at 0x[0-9a-f]+", "", f) for f in frames]  # no addresses on the page
+        frames = [f[f.find("snippets/"):] if "snippets/" in f else f for f in frames]
+        mine = [i for i, f in enumerate(frames) if "profiler_drill.py" in f]
+        if mine:
+            return frames[: mine[0] + 1]
     return []
 
 
@@ -88,7 +91,9 @@ def main():
     print(f"\nAbove {THRESHOLD:.0%} of the total:")
     for name, share in hot:
         print(f"    {name:34} {share:6.1%}")
-    name, frames = next((name, frames) for name, _ in hot if (frames := call_site(prof, name)))
-    print(f"\nwith_stack: where {name}, the first of them called from Python, comes from:")
-    for frame in frames:
-        print(f"    {frame}")
+    found = [(name, frames) for name, _ in hot if (frames := call_site(prof, name))]
+    if found:
+        name, frames = found[0]
+        print(f"\nwith_stack: where {name}, the first of them called from Python, comes from:")
+        for frame in frames:
+            print(f"    {frame}")

@@ -58,10 +58,13 @@ def main():
     naive = without_sync(a, b)
     synced = with_sync(a, b)
     print(f"{torch.cuda.get_device_name(0)}: ({N}, {N}) @ ({N}, {N}) float32, {REPS} calls per measurement")
-    print(f"  perf_counter, no synchronize:         {naive:8.3f} ms per call")
-    print(f"  perf_counter, synchronize before/after: {synced:8.3f} ms per call")
-    print(f"  CUDA events:                           {with_events(a, b):8.3f} ms per call")
-    print(f"  torch.utils.benchmark.Timer:           {with_benchmark_timer(a, b):8.3f} ms per call")
-    print(f"  ratio synchronized / not synchronized: {synced / naive:8.1f}x")
-    flops = 2 * N**3
-    print(f"  throughput from the synchronized time: {flops / (synced * 1e-3) / 1e12:8.1f} TFLOP/s")
+    rows = {
+        "perf_counter, no synchronize": naive,
+        "perf_counter, synchronize before and after": synced,
+        "CUDA events": with_events(a, b),
+        "torch.utils.benchmark.Timer": with_benchmark_timer(a, b),
+    }
+    for label, ms in rows.items():
+        print(f"  {label:44} {ms:9.3f} ms per call")
+    print(f"  {'ratio, synchronized / not synchronized':44} {synced / naive:9.1f}x")
+    print(f"  {'throughput from the synchronized time':44} {2 * N**3 / (synced * 1e-3) / 1e12:9.1f} TFLOP/s")

@@ -23,6 +23,11 @@ def kernels_launched(fn, *args) -> list[tuple[str, int]]:
     return sorted(names.items())
 
 
+def short(name: str, width: int = 160) -> str:
+    """A kernel name cut to `width` characters: template arguments make some of them very long."""
+    return name if len(name) <= width else name[: width - 3] + "..."
+
+
 def cases() -> dict[str, tuple]:
     """The LM head in three dtypes, then one large square matmul in four precisions."""
     x, W, b = (t.detach() for t in make_inputs(device="cuda"))
@@ -37,22 +42,21 @@ def cases() -> dict[str, tuple]:
 
 
 def tf32_matmul(a, b):
-    """The same float32 matmul with TF32 tensor cores allowed (off by default)."""
-    previous = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = True
+    """The same float32 matmul with TF32 tensor cores allowed: float32 matmul precision "high"."""
+    previous = torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("high")
     try:
         return torch.matmul(a, b)
     finally:
-        torch.backends.cuda.matmul.allow_tf32 = previous
+        torch.set_float32_matmul_precision(previous)
 
 
 def main():
-    print(f"{torch.cuda.get_device_name(0)}; torch.backends.cuda.matmul.allow_tf32 = "
-          f"{torch.backends.cuda.matmul.allow_tf32}")
+    print(f"{torch.cuda.get_device_name(0)}; float32 matmul precision: {torch.get_float32_matmul_precision()!r}")
     all_cases = cases()
     square = all_cases["torch.matmul (4096, 4096) @ (4096, 4096), torch.float32"][1:]
-    all_cases["torch.matmul (4096, 4096) @ (4096, 4096), float32 with allow_tf32 = True"] = (tf32_matmul, *square)
+    all_cases["torch.matmul (4096, 4096) @ (4096, 4096), float32 with precision 'high' (TF32)"] = (tf32_matmul, *square)
     for label, (fn, *args) in all_cases.items():
         print(f"\n{label}:")
         for name, count in kernels_launched(fn, *args):
-            print(f"    {count} x {name[:150]}")
+            print(f"    {count} x {short(name)}")
