@@ -9,6 +9,7 @@ TIMEOUT = 60
 
 
 def cases() -> dict[str, tuple]:
+    """Two tensors, a tensor and a Python scalar, a tensor and a 0-dim CPU tensor, and float16."""
     a = torch.randn(4096, 4096, device="cuda")
     b = torch.randn(4096, 4096, device="cuda")
     return {

@@ -11,6 +11,7 @@ DEVICES = ("cpu", "cuda")
 
 
 def add(a, b):
+    """The call this section traces."""
     return a + b
 
 

@@ -17,6 +17,7 @@ def make_my_add(calls: list):
 
 
 def cpu_row() -> str:
+    """The CPU row of aten::add.Tensor's table: which kernel, registered where."""
     row = table("aten::add.Tensor")["CPU"]
     return f"CPU: {row.kind}, registered at {row.where}"
 

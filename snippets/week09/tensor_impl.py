@@ -4,11 +4,13 @@ import torch
 
 
 def describe(t: torch.Tensor) -> str:
+    """The metadata a TensorImpl keeps next to its storage."""
     return (f"sizes {tuple(t.shape)}, strides {t.stride()}, offset {t.storage_offset()}, "
             f"contiguous {t.is_contiguous()}")
 
 
 def same_storage(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether two tensors view the same block of memory."""
     return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
 
 

@@ -7,6 +7,7 @@ from snippets.phase25.lab00.part_a_baseline import make_inputs
 
 
 def depth(event) -> int:
+    """How many profiler events enclose this one."""
     level, parent = 0, event.cpu_parent
     while parent is not None:
         level, parent = level + 1, parent.cpu_parent

@@ -9,6 +9,7 @@ NAMESPACE = "nmb_theory01"
 
 
 def first_line(error: Exception) -> str:
+    """The first sentence of an error message (the rest lists every key that has a kernel)."""
     return str(error).split(". ")[0] + "."
 
 
