@@ -2,6 +2,7 @@
 and pick out by code every op above 5% of the total time. Timings change from run to run."""
 
 import re
+import warnings
 
 import torch
 import torch.nn.functional as F
@@ -29,11 +30,14 @@ def training_steps(device: str, batch: int, steps: int = 3):
         model.zero_grad(set_to_none=True)
 
     step()  # warm-up, outside the profile
-    with profile(activities=activities, record_shapes=True, with_stack=True) as prof:
-        for _ in range(steps):
-            step()
-        if device == "cuda":
-            torch.cuda.synchronize()
+    with warnings.catch_warnings():
+        # torch 2.11 warns once per process that a profiler keeps only its last cycle: expected here.
+        warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
+        with profile(activities=activities, record_shapes=True, with_stack=True) as prof:
+            for _ in range(steps):
+                step()
+            if device == "cuda":
+                torch.cuda.synchronize()
     return prof
 
 

@@ -1,5 +1,6 @@
 """On a GPU, addmm and mm end in cuBLAS: the kernel names the profiler records, by dtype and shape."""
 
+import warnings
 from collections import Counter
 
 import torch
@@ -16,9 +17,12 @@ def kernels_launched(fn, *args) -> list[tuple[str, int]]:
     """(GPU kernel name, launches) for one call of fn(*args), after one warm-up call; sorted by name."""
     fn(*args)
     torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        fn(*args)
-        torch.cuda.synchronize()
+    with warnings.catch_warnings():
+        # torch 2.11 warns once per process that a profiler keeps only its last cycle: expected here.
+        warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            fn(*args)
+            torch.cuda.synchronize()
     names = Counter(e.name for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA)
     return sorted(names.items())
 
