@@ -1,5 +1,7 @@
 """Stretch: mode="max-autotune" against the default mode on a GPU, compile time and run time (caches off)."""
 
+import contextlib
+import io
 import re
 import time
 
@@ -8,7 +10,7 @@ import torch._inductor.config as inductor_config
 from torch._inductor.utils import run_and_get_code
 
 from snippets.phase25.lab03.part_e_bench import per_call_us
-from snippets.phase25.theory03.inductor_code import kernels
+from snippets.phase25.theory03.inductor_code import call_function, kernels
 from snippets.phase25.theory03.tiny_head import model_and_input
 
 ISOLATE = True
@@ -19,25 +21,31 @@ MODES = ("default", "max-autotune-no-cudagraphs", "max-autotune")
 
 
 def gemm_choice(code: str) -> str:
-    """How the generated code computes the Linear: an extern (cuBLAS) call or a Triton GEMM template."""
-    if "extern_kernels.addmm" in code or "extern_kernels.mm" in code:
-        return "extern addmm (cuBLAS)"
-    templates = [name for name in kernels(code) if re.match(r"triton_tem_", name)]
-    return f"Triton template {templates[0]}" if templates else "other"
+    """How the generated code computes the Linear: a Triton GEMM template, or an extern (cuBLAS) call."""
+    templates = [name for name in kernels(code) if name.startswith("triton_tem_")]
+    if templates:
+        return f"a Triton GEMM template, {templates[0]}"
+    extern = re.search(r"extern_kernels\.(\w+)\(", call_function(code))
+    return f"extern_kernels.{extern.group(1)} (cuBLAS)" if extern else "neither a template nor an extern call"
 
 
 def measure(mode: str) -> dict:
-    """Compile time (caches disabled, so it is a real compile), run time, and what the GEMM became."""
+    """Compile time (caches disabled, so it is a real compile), run time, what the GEMM became, and what
+    autotuning wrote to stderr while compiling."""
     model, x = model_and_input(BATCH, "cuda")
     torch._dynamo.reset()
+    report = io.StringIO()
     with inductor_config.patch(force_disable_caches=True), torch.no_grad():
         compiled = torch.compile(model, mode=None if mode == "default" else mode, dynamic=False)
         start = time.perf_counter()
-        _, (code,) = run_and_get_code(compiled, x)
+        with contextlib.redirect_stderr(report):
+            _, (code,) = run_and_get_code(compiled, x)
         torch.cuda.synchronize()
         compile_s = time.perf_counter() - start
         run_us = per_call_us(lambda: compiled(x), "cuda")
-    return {"compile_s": compile_s, "run_us": run_us, "gemm": gemm_choice(code), "kernels": list(kernels(code))}
+    autotune = [line.rstrip() for line in report.getvalue().splitlines() if line.strip()]
+    return {"compile_s": compile_s, "run_us": run_us, "gemm": gemm_choice(code), "kernels": list(kernels(code)),
+            "autotune": autotune}
 
 
 def main():
@@ -49,3 +57,7 @@ def main():
         print(f"  run                  {result['run_us']:7.1f} µs per call")
         print(f"  the Linear became    {result['gemm']}")
         print(f"  kernels              {', '.join(result['kernels'])}")
+        if result["autotune"]:
+            print("  what autotuning wrote to stderr while compiling (its first 12 lines):")
+            for line in result["autotune"][:12]:
+                print(f"    {line}")

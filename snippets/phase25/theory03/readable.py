@@ -8,13 +8,13 @@ from pathlib import Path
 import torch
 
 ROOT = Path(__file__).resolve().parents[3]
-SITE_PACKAGES = Path(torch.__file__).resolve().parent.parent
+SITE_PACKAGES = (Path(torch.__file__).parent.parent, Path(torch.__file__).resolve().parent.parent)
 OBJECT_ID = re.compile(r"(___check_(?:obj|type)_id\([^,]+, )\d+\)")
 
 
 def tidy(text: str) -> str:
     """Paths relative to the project or to site-packages, object ids (addresses) replaced by <id>."""
-    for prefix in (ROOT, SITE_PACKAGES):
+    for prefix in (*SITE_PACKAGES, ROOT):
         text = text.replace(f"{prefix}/", "")
     return OBJECT_ID.sub(r"\1<id>)", text)
 
