@@ -1,5 +1,6 @@
 """Part B: where Inductor's output really goes, and why TORCH_LOGS must be set before torch is imported."""
 
+import getpass
 import os
 import re
 import subprocess
@@ -71,9 +72,8 @@ def logs_after_import() -> dict[str, str]:
 
 
 def main():
-    user = os.environ.get("USER") or "<user>"
     print("Inductor's cache, where compiled code is kept between runs:")
-    print(f"  default:    {default_cache_dir().replace(user, '<user>')}")
+    print(f"  default:    {default_cache_dir().replace(getpass.getuser(), '<user>')}")
     print(f"  this build: {Path(cache_dir()).relative_to(ROOT)}  (TORCHINDUCTOR_CACHE_DIR)")
     with tempfile.TemporaryDirectory() as tmp:
         run = debug_run(Path(tmp))

@@ -1,0 +1,166 @@
+"""Lab 03's acceptance: compile match, the dump, the fused kernel, its tied annotation, timings, export,
+and the deliverable folder."""
+
+import getpass
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from snippets.minigpt.config import CONFIG
+from snippets.phase25.lab03 import part_d_annotation
+from snippets.phase25.lab03.deliverable import FUSED_OPS, check_acceptance
+from snippets.phase25.lab03.minigpt_compile import attention_lines, attention_softmax, compile_minigpt, kernel_launches
+from snippets.phase25.lab03.part_a_compile_match import TOLERANCE, compile_match
+from snippets.phase25.lab03.part_b_dump import debug_run, default_cache_dir, fused_nodes, logs_after_import
+from snippets.phase25.lab03.part_c_kernel import fused_softmax_kernel, kernel_arguments
+from snippets.phase25.lab03.part_d_annotation import NOTES, Note, StaleAnnotation, blocks, kernel_sha256, listing, markdown
+from snippets.phase25.lab03.part_e_bench import per_call_us, variants
+from snippets.phase25.lab03.stretch_export import export_tiny_head, save_and_reload
+from snippets.phase25.lab03.triton_reading import SOFTMAX_STEPS, annotate, pointers
+from snippets.phase25.theory03.inductor_code import call_function
+from snippets.phase25.theory03.tiny_head import VOCAB, model_and_input
+
+# A persistent-reduction softmax in the format Inductor writes for a GPU (a format, not a recording).
+TRITON_SOFTMAX = """@triton.jit
+def triton_per_fused__softmax_0(in_out_ptr0, xnumel, r0_numel, XBLOCK : tl.constexpr):
+    xnumel = 2
+    r0_numel = 600
+    R0_BLOCK: tl.constexpr = 1024
+    xoffset = tl.program_id(0) * XBLOCK
+    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]
+    xmask = xindex < xnumel
+    r0_index = tl.arange(0, R0_BLOCK)[None, :]
+    r0_mask = r0_index < r0_numel
+    tmp0 = tl.load(in_out_ptr0 + (r0_1 + 600*x0), r0_mask & xmask, other=0.0)
+    tmp5 = tl.where(r0_mask & xmask, tmp0, float("-inf"))
+    tmp6 = triton_helpers.max2(tmp5, 1)[:, None]
+    tmp7 = tmp0 - tmp6
+    tmp8 = tl_math.exp(tmp7)
+    tmp12 = tl.sum(tmp8, 1)[:, None]
+    tmp15 = (tmp8 / tmp12)
+    tl.store(in_out_ptr0 + (r0_1 + 600*x0), tmp15, r0_mask & xmask)"""
+
+
+@pytest.fixture(scope="module")
+def fused():
+    return fused_softmax_kernel()
+
+
+def test_compiled_tiny_head_matches_eager_within_1e_6():
+    result = compile_match()
+    assert result["passes"] and result["max_abs_diff"] < TOLERANCE
+    assert result["max_abs_diff"] < 10 * result["ulp_at_max"]  # a rounding difference, nothing more
+
+
+def test_compiled_minigpt_is_close_and_fuses_its_attention_softmax():
+    result = compile_minigpt()
+    assert result["assert_close"] == "passes"
+    assert result["logits_diff"] < 1e-6 * 100 * result["largest_logit"]
+    name, source = attention_softmax(result["code"])
+    assert all(op in name for op in ("_softmax", "masked_fill", "tril"))
+    launches = dict(kernel_launches(result["code"]))
+    assert launches[name] == CONFIG.n_layers  # one attention per transformer block
+    found = {meaning for _, _, meaning in attention_lines(source)}
+    assert any("causal mask" in m for m in found) and any("masked_fill" in m for m in found)
+
+
+def test_the_debug_dump_goes_to_the_current_directory_and_the_cache_elsewhere(tmp_path):
+    run = debug_run(tmp_path)
+    assert all(name.startswith("torch_compile_debug/") for name in run["files"])
+    assert any(name.endswith("/output_code.py") for name in run["files"])
+    assert default_cache_dir().endswith(f"torchinductor_{getpass.getuser()}")
+    (fused_name, kind, writes), = [node for node in fused_nodes(run["post_fusion"]) if "_" in node[0]]
+    rows = 2
+    assert kind == "OuterLoopFusedSchedulerNode"
+    assert writes == [f"buf1 ({rows} elements)", f"buf2 ({rows * VOCAB} elements)",
+                      f"buf3 ({rows} elements)", f"buf4 ({rows * VOCAB} elements)"]
+    output_code_lines = [line for line in run["stderr"] if "[__output_code]" in line]
+    assert output_code_lines and "Output code written to" in output_code_lines[-1]
+
+
+def test_torch_logs_after_import_is_ignored_and_set_logs_works():
+    effects = logs_after_import()
+    assert effects["os.environ['TORCH_LOGS'] = 'output_code'"] == "output_code enabled: False"
+    assert int(effects["torch._logging.set_logs(output_code=True)"].split()[0]) > 0
+
+
+def test_the_fused_kernel_reads_the_addmm_output_and_writes_the_result(fused):
+    name, source, code = fused
+    call = call_function(code)
+    pointers_of = dict(kernel_arguments(name, source, code))
+    addmm_out = re.search(r"extern_kernels\.addmm\(.*out=(buf\d+)\)", call).group(1)
+    returned = re.search(r"return \((buf\d+), \)", call).group(1)
+    assert pointers_of[addmm_out] == "in_ptr0"
+    assert pointers_of[returned] == "out_ptr2"
+
+
+def test_the_annotation_is_tied_to_the_generated_kernel(fused):
+    """Fails when a torch upgrade changes the kernel: re-read it and update NOTES and KERNEL_SHA256."""
+    _, kernel, _ = fused
+    assert kernel_sha256(kernel) == part_d_annotation.KERNEL_SHA256
+    parts = blocks(kernel)
+    assert len(parts) == len(NOTES)
+    assert sum(len(lines) for _, lines, _ in parts) == len(kernel.splitlines())  # every line annotated once
+    assert [first for first, _, _ in parts] == sorted({first for first, _, _ in parts})
+
+
+def test_the_annotation_refuses_a_changed_kernel(fused):
+    _, kernel, _ = fused
+    changed = kernel.replace("tmp3.exp()", "tmp3.exp_u20()")
+    with pytest.raises(StaleAnnotation, match="kernel changed"):
+        blocks(changed)
+    shuffled = (NOTES[1], NOTES[0]) + NOTES[2:]
+    with pytest.raises(StaleAnnotation, match="not found in order"):
+        blocks(kernel, shuffled)
+    with pytest.raises(StaleAnnotation, match="not found in order"):
+        blocks(kernel, NOTES + (Note("no such line", ""),))
+
+
+def test_the_annotation_names_the_fused_ops_and_both_reductions(fused):
+    name, kernel, _ = fused
+    text = markdown(kernel, name)
+    assert all(op in text for op in FUSED_OPS)
+    assert text.count("```cpp") == len(NOTES)
+    assert "Reduction 1" in text and "Reduction 2" in text
+    assert listing(kernel).count("// [") == len(NOTES)
+
+
+def test_triton_reading_finds_every_softmax_step():
+    text, found = annotate(TRITON_SOFTMAX)
+    assert set(found) == set(SOFTMAX_STEPS) and all(found.values())
+    assert pointers(TRITON_SOFTMAX) == ["in_out_ptr0"]
+    assert "# <- STORE" in text.splitlines()[-1]
+
+
+def test_eager_compiled_and_generated_call_agree_and_can_be_timed():
+    model, x = model_and_input()
+    with torch.no_grad():
+        found = variants(model, x, "cpu")  # asserts that the generated call() computes model(x)
+        assert set(found) == {"eager", "torch.compile", "generated call() only"}
+        torch.testing.assert_close(found["torch.compile"](), found["eager"]())
+        assert per_call_us(found["eager"], "cpu", loop_s=0.005, repeats=2) > 0
+
+
+def test_the_exported_program_runs_without_the_model_class(tmp_path):
+    model, x = model_and_input()
+    loaded = save_and_reload(export_tiny_head(model, x), tmp_path / "tiny_head.pt2")
+    _, x7 = model_and_input(7)
+    assert torch.equal(loaded.module()(x7), model(x7))
+    ops = [str(n.target) for n in loaded.graph.nodes if n.op == "call_function"]
+    assert ops == ["aten.linear.default", "aten.softmax.int"]
+
+
+def test_the_deliverable_command_writes_a_folder_that_meets_the_acceptance_list(tmp_path, root):
+    out = tmp_path / "25-compile"
+    subprocess.run([sys.executable, "-m", "snippets.phase25.lab03.deliverable", str(out)], cwd=root,
+                   check=True, capture_output=True, timeout=600)
+    assert sorted(p.name for p in out.iterdir()) == [
+        "KERNEL_ANNOTATION.md", "REPORT.md", "kernel.cpp", "manifest.json", "output_code.py", "tiny_head.pt2"]
+    checks = check_acceptance(out)
+    assert len(checks) == 6 and all(checks.values()), checks
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["torch"] == torch.__version__ and manifest["kernel_sha256"] == part_d_annotation.KERNEL_SHA256
