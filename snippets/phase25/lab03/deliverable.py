@@ -69,9 +69,8 @@ def report(match: dict, minigpt: dict, kernel_name: str, table: dict) -> str:
         "- `tiny_head.pt2`: TinyHead exported with `torch.export` (dynamic batch 2 to 1024); "
         "`torch.export.load` runs it without the model's class.\n",
         "## Distributed survey (Part F)\n",
-        "- Part F, the survey of DDP, FSDP, tensor parallel and pipeline parallel, is the distributed lab's "
-        "deliverable: its `DISTRIBUTED.md` sits beside this report when both commands write into the same "
-        "folder.\n",
+        "- Part F, the survey of DDP, FSDP, tensor parallel and pipeline parallel, is written and run in the "
+        "distributed survey lab (`/phase-25/lab/03-distributed-survey/`), each pattern on two processes.\n",
     ])
 
 

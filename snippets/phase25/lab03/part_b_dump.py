@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 from torch._inductor.runtime.cache_dir_utils import cache_dir, default_cache_dir
 
-from snippets.phase25.theory03.readable import ROOT, captured_logs
+from snippets.phase25.theory03.readable import ROOT, captured_logs, tidy
 from snippets.phase25.theory03.tiny_head import model_and_input
 
 ISOLATE = True
@@ -74,7 +74,8 @@ def logs_after_import() -> dict[str, str]:
 def main():
     print("Inductor's cache, where compiled code is kept between runs:")
     print(f"  default:    {default_cache_dir().replace(getpass.getuser(), '<user>')}")
-    print(f"  this build: {Path(cache_dir()).relative_to(ROOT)}  (TORCHINDUCTOR_CACHE_DIR)")
+    moved = "set" if "TORCHINDUCTOR_CACHE_DIR" in os.environ else "not set"
+    print(f"  this build: {tidy(cache_dir())}  (TORCHINDUCTOR_CACHE_DIR {moved})")
     with tempfile.TemporaryDirectory() as tmp:
         run = debug_run(Path(tmp))
     print("\nTORCH_COMPILE_DEBUG=1 wrote, under the current directory:")
@@ -87,7 +88,7 @@ def main():
     print(f"\nTORCH_LOGS=output_code wrote {len(code_lines)} lines to stderr, each prefixed with a level, "
           "timestamp, PID and source line (stripped here); the first and the last:")
     for line in code_lines[:1] + code_lines[-1:]:
-        print("  ", line.replace(str(ROOT) + "/", ""))
+        print("  ", tidy(line))
     print("\nIn a process that has already imported torch:")
     for how, effect in logs_after_import().items():
         print(f"  {how}: {effect}")
