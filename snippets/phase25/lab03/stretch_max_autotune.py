@@ -4,6 +4,7 @@ import contextlib
 import io
 import re
 import time
+import warnings
 
 import torch
 import torch._inductor.config as inductor_config
@@ -18,6 +19,7 @@ DEVICES = ("cuda",)
 TIMEOUT = 300
 BATCH = 32768
 MODES = ("default", "max-autotune-no-cudagraphs", "max-autotune")
+AUTOTUNE_LINE = re.compile(r"AUTOTUNE|\d+\.\d+ ms")  # the report's header and its rows of timed choices
 
 
 def gemm_choice(code: str) -> str:
@@ -38,12 +40,13 @@ def measure(mode: str) -> dict:
     with inductor_config.patch(force_disable_caches=True), torch.no_grad():
         compiled = torch.compile(model, mode=None if mode == "default" else mode, dynamic=False)
         start = time.perf_counter()
-        with contextlib.redirect_stderr(report):
+        with contextlib.redirect_stderr(report), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             _, (code,) = run_and_get_code(compiled, x)
         torch.cuda.synchronize()
         compile_s = time.perf_counter() - start
         run_us = per_call_us(lambda: compiled(x), "cuda")
-    autotune = [line.rstrip() for line in report.getvalue().splitlines() if line.strip()]
+    autotune = [line.rstrip() for line in report.getvalue().splitlines() if AUTOTUNE_LINE.search(line)]
     return {"compile_s": compile_s, "run_us": run_us, "gemm": gemm_choice(code), "kernels": list(kernels(code)),
             "autotune": autotune}
 
@@ -58,6 +61,6 @@ def main():
         print(f"  the Linear became    {result['gemm']}")
         print(f"  kernels              {', '.join(result['kernels'])}")
         if result["autotune"]:
-            print("  what autotuning wrote to stderr while compiling (its first 12 lines):")
+            print("  autotuning's report on stderr while compiling (its first 12 lines):")
             for line in result["autotune"][:12]:
                 print(f"    {line}")

@@ -62,8 +62,8 @@ def annotate(kernel: str) -> tuple[str, dict[str, int]]:
 
 def pointers(kernel: str) -> list[str]:
     """The pointer parameters of the kernel: in_ptr (read), out_ptr (written), in_out_ptr (both: in place)."""
-    signature = re.search(r"^def triton_\w+\((.*)\):", kernel, re.MULTILINE).group(1)
-    return [name for name in re.findall(r"(\w+)\s*[,)]", signature + ")") if "ptr" in name]
+    signature = re.search(r"^def triton_\w+\((.*)\):", kernel, re.MULTILINE)
+    return [name for name in re.findall(r"(\w+)\s*[,)]", signature.group(1) + ")") if "ptr" in name] if signature else []
 
 
 def summary(found: dict[str, int]) -> str:
