@@ -11,7 +11,7 @@ from snippets.phase24.triton_softmax.results import IMPLS, PASSES, Timing, parse
 
 ROOT = Path(__file__).resolve().parents[3]
 BAR_WIDTH = 40  # characters for 100% of the copy bandwidth
-MARKS = {IMPLS[0]: "▒", IMPLS[1]: "░", IMPLS[2]: "█"}
+MARKS = dict(zip(IMPLS, "·▒░█", strict=True))
 
 
 def recorded_table() -> tuple[float, list[Timing]] | None:
@@ -41,7 +41,7 @@ def text_chart(copy_gbps: float, timings: list[Timing]) -> str:
     return "\n".join(lines)
 
 
-SVG_COLORS = {IMPLS[0]: "#9e9e9e", IMPLS[1]: "#42a5f5", IMPLS[2]: "#ef6c00"}
+SVG_COLORS = dict(zip(IMPLS, ("#bdbdbd", "#7e57c2", "#42a5f5", "#ef6c00"), strict=True))
 
 
 def svg_chart(copy_gbps: float, timings: list[Timing], pass_name: str = "forward") -> str:
@@ -58,8 +58,8 @@ def svg_chart(copy_gbps: float, timings: list[Timing], pass_name: str = "forward
              f'<text x="{left}" y="16" font-weight="bold">{pass_name}: share of copy bandwidth '
              f'({copy_gbps:.0f} GB/s)</text>']
     for i, impl in enumerate(IMPLS):
-        parts.append(f'<rect x="{left + i * 130}" y="22" width="10" height="10" fill="{SVG_COLORS[impl]}"/>'
-                     f'<text x="{left + i * 130 + 14}" y="31">{impl}</text>')
+        parts.append(f'<rect x="{left + i * 115}" y="22" width="10" height="10" fill="{SVG_COLORS[impl]}"/>'
+                     f'<text x="{left + i * 115 + 14}" y="31">{impl}</text>')
     for g, shape in enumerate(shapes):
         y0 = top + g * group_h
         parts.append(f'<text x="{left - 6}" y="{y0 + 1.5 * bar_h + 4}" text-anchor="end">{shape}</text>')

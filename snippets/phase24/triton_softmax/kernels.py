@@ -92,8 +92,13 @@ def _no_wrap(kernel):
     return kernel
 
 
-def softmax(x: torch.Tensor, wrap=_no_wrap) -> torch.Tensor:
-    """softmax(x, dim=-1) by softmax_kernel; inside a triton_op, `wrap` is torch.library.wrap_triton."""
+def softmax(x: torch.Tensor, dim: int = -1, wrap=_no_wrap) -> torch.Tensor:
+    """torch.softmax(x, dim) for the last dimension, by softmax_kernel.
+
+    Inside a triton_op, `wrap` is torch.library.wrap_triton.
+    """
+    if dim not in (-1, x.dim() - 1):
+        raise ValueError(f"the kernel normalises the last dimension, not dim={dim}")
     x2 = _as_rows(x)
     y2 = torch.empty_like(x2)
     n_rows, n_cols = x2.shape[0], int(x2.shape[1])  # int(): a compile-time constant, even when traced
