@@ -8,6 +8,7 @@ from engine import recordings
 from snippets.phase24.triton_softmax import benchmark
 from snippets.phase24.triton_softmax.results import IMPLS, PASSES, Timing, parse_table
 
+INPUTS = ("recordings/phase24.triton_softmax.benchmark.main.json",)  # redrawn when it is re-recorded
 ROOT = Path(__file__).resolve().parents[3]
 COLORS = dict(zip(IMPLS, ("#9e9e9e", "#7e57c2", "#1e88e5", "#ef6c00"), strict=True))
 
