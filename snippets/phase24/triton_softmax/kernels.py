@@ -72,13 +72,15 @@ def launch_config(n_cols: int) -> dict[str, int]:
 def backward_config(n_cols: int) -> dict[str, int]:
     """Backward chunk, rows per program, warps and pipeline stages for rows of `n_cols` elements.
 
-    Measured on an H200 (TUNING.md): chunks of up to 8192 columns; more warps for wider rows, which
-    also keeps fewer rows in flight, so that the second pass still finds them in the L2 cache.
+    Measured on an H200 (TUNING.md): chunks of up to 8192 columns with more warps for wider rows, which
+    also keeps fewer rows in flight, so that the second pass still finds them in the L2 cache; rows
+    wider than 8192 take chunks of 16384 columns with 16 warps.
     """
     block_cols = triton.next_power_of_2(n_cols)
-    chunk = min(block_cols, 8192)
-    return {"CHUNK": chunk, "ROWS": max(1, 2048 // chunk), "num_warps": min(32, max(8, block_cols // 256)),
-            "num_stages": 2}
+    if block_cols > 8192:
+        return {"CHUNK": 16384, "ROWS": 1, "num_warps": 16, "num_stages": 2}
+    return {"CHUNK": block_cols, "ROWS": max(1, 2048 // block_cols),
+            "num_warps": min(32, max(8, block_cols // 256)), "num_stages": 2}
 
 
 def _as_rows(t: torch.Tensor) -> torch.Tensor:
