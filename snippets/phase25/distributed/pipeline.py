@@ -1,0 +1,92 @@
+"""Pipeline parallel: the model cut in two stages, micro-batches flowing through GPipe or 1F1B."""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe
+
+from snippets.phase25.distributed.harness import grad_error, metered_step, step_time_ms
+from snippets.phase25.distributed.launch import run_ranks
+from snippets.phase25.distributed.report import comm_lines
+from snippets.phase25.distributed.timeline import draw, idle_ticks, peak_in_flight, place
+from snippets.phase25.distributed.model import build_model, loss_fn, make_batch, reference_grads
+
+ISOLATE = True
+TIMEOUT = 120
+SCHEDULES = {"GPipe": ScheduleGPipe, "1F1B": Schedule1F1B}
+
+
+def stage_module(model: nn.Module, stage: int) -> nn.Module:
+    """Stage 0: embedding and block 0; stage 1: block 1 and the LM head (same parameters)."""
+    if stage == 0:
+        return nn.Sequential(model.embed, model.blocks[0])
+    return nn.Sequential(model.blocks[1], model.lm_head)
+
+
+def record_actions(stage: PipelineStage, actions: list[str]) -> None:
+    """Append to `actions` every forward (F) and backward (B) the schedule runs on this stage."""
+    for method, label in [("forward_one_chunk", "F"), ("backward_one_chunk", "B")]:
+        original = getattr(stage, method)
+
+        @functools.wraps(original)
+        def logged(chunk, *args, _original=original, _label=label, **kwargs):
+            actions.append(f"{_label}{chunk}")
+            return _original(chunk, *args, **kwargs)
+
+        setattr(stage, method, logged)
+
+
+def pp_rank(device: torch.device, schedule: str = "GPipe", batch: int = 8, microbatches: int = 4,
+            timed_steps: int = 0) -> dict:
+    """One rank of a two-stage pipeline: rank 0 feeds the batch, the last rank computes the loss."""
+    rank, world = dist.get_rank(), dist.get_world_size()
+    model = build_model(device)
+    inputs, targets = make_batch(batch, device)
+    reference = reference_grads(model, inputs, targets)
+    module = stage_module(model, rank)
+    stage = PipelineStage(module, rank, world, device)
+    pipe = SCHEDULES[schedule](stage, n_microbatches=microbatches, loss_fn=loss_fn)
+    actions = []
+    record_actions(stage, actions)
+    optimizer = torch.optim.SGD(module.parameters(), lr=0.1)
+
+    def step(mark):
+        actions.clear()
+        if rank == 0:
+            pipe.step(inputs)
+        else:
+            pipe.step(target=targets)
+
+    comm = metered_step(step, optimizer, world, comm_debug=False, pipeline_rank=rank)
+    mine = {id(p) for p in module.parameters()}
+    return {"rank": rank, "schedule": schedule, **comm, "actions": list(actions),
+            "params": sum(p.numel() for p in module.parameters()),
+            "grad_error": grad_error([(n, p) for n, p in model.named_parameters() if id(p) in mine], reference),
+            "step_ms": step_time_ms(step, optimizer, device, timed_steps) if timed_steps else None}
+
+
+def pp_both_rank(device: torch.device, **kwargs) -> dict:
+    """GPipe, then 1F1B, in the same pair of processes."""
+    return {name: pp_rank(device, schedule=name, **kwargs) for name in SCHEDULES}
+
+
+def main():
+    ranks = run_ranks(pp_both_rank, backend="gloo")
+    for name in SCHEDULES:
+        runs = [r[name] for r in ranks]
+        actions = [r["actions"] for r in runs]
+        idle, total = idle_ticks(place(actions))
+        print(f"{name}: {len(runs)} stages, {len(actions[0]) // 2} micro-batches; "
+              "one tick per forward (F) or backward (B), ·· = bubble")
+        print(draw(actions))
+        for r, waits in zip(runs, idle):
+            print(f"rank {r['rank']}: ran {' '.join(r['actions'])}; idle {waits} of {total} ticks; "
+                  f"at most {peak_in_flight(r['actions'])} micro-batches of activations held; "
+                  f"{r['params']:,} parameters; max |grad - one process| {r['grad_error']:.1e}")
+        for r in runs:
+            print(f"rank {r['rank']} " + "\n       ".join(comm_lines(r)))
+        print()
