@@ -12,7 +12,7 @@ from snippets.phase25.distributed.report import comm_lines
 from snippets.phase25.distributed.model import build_model, loss_fn, make_batch, reference_grads
 
 ISOLATE = True
-TIMEOUT = 120
+TIMEOUT = 240
 
 
 def ddp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:

@@ -13,7 +13,7 @@ from snippets.phase25.distributed.report import comm_lines, shape
 from snippets.phase25.distributed.model import build_model, loss_fn, make_batch, reference_grads
 
 ISOLATE = True
-TIMEOUT = 120
+TIMEOUT = 240
 
 
 def fsdp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:
@@ -38,6 +38,7 @@ def fsdp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dic
     comm = metered_step(step, optimizer, world)
     return {"rank": rank, **comm,
             "shards": {name: [list(p.shape), list(p.to_local().shape)] for name, p in model.named_parameters()},
+            "placements": sorted({str(p.placements) for p in model.parameters()}),
             "params": sum(p.to_local().numel() for p in model.parameters()),
             "grad_error": grad_error(model.named_parameters(), reference),
             "step_ms": step_time_ms(step, optimizer, device, timed_steps) if timed_steps else None}
@@ -45,7 +46,8 @@ def fsdp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dic
 
 def main():
     ranks = run_ranks(fsdp_rank, backend="gloo")
-    print(f"FSDP2 on {len(ranks)} ranks over gloo: fully_shard on each block, then on the root")
+    print(f"FSDP2 on {len(ranks)} ranks over gloo: fully_shard on each block, then on the root; "
+          f"every parameter is now a DTensor placed {', '.join(ranks[0]['placements'])}")
     print(f"{'parameter':<20} {'full':>8}" + "".join(f" {'rank ' + str(r['rank']):>8}" for r in ranks))
     for name, (full, _) in ranks[0]["shards"].items():
         print(f"{name:<20} {shape(full):>8}" + "".join(f" {shape(r['shards'][name][1]):>8}" for r in ranks))

@@ -21,10 +21,16 @@ import torch.distributed as dist
 
 ROOT = Path(__file__).resolve().parents[3]
 POLL_SECONDS = 0.05
+GRACE_SECONDS = 2.0  # after a failure, how long the other ranks get to exit by themselves
 
 
 class RankFailed(RuntimeError):
-    """A rank exited with an error or the demo ran past its deadline."""
+    """A rank exited with an error or the demo ran past its deadline; `errors` maps each rank
+    that failed to the last line of its log."""
+
+    def __init__(self, message: str, errors: dict[int, str]):
+        super().__init__(message)
+        self.errors = errors
 
 
 def rank_env(backend: str) -> dict[str, str]:
@@ -46,12 +52,25 @@ def _stop(processes: list[subprocess.Popen]) -> None:
         process.wait()
 
 
-def _tail(path: Path, lines: int = 30) -> str:
-    text = path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
-    return "\n".join(text.splitlines()[-lines:])
+def _last_line(path: Path) -> str:
+    """The last line a rank wrote, without torch's '[rankN]:' prefix: usually its exception."""
+    lines = path.read_text(encoding="utf-8", errors="replace").strip().splitlines() or [""]
+    return lines[-1].split("]: ", 1)[-1] if lines[-1].startswith("[rank") else lines[-1]
 
 
-def run_ranks(function, world_size: int = 2, backend: str = "gloo", timeout: float = 60.0,
+def _failure(processes: list[subprocess.Popen], folder: Path, reason: str) -> RankFailed:
+    """Give the other ranks a moment to exit, kill the rest, describe every rank that failed."""
+    deadline = time.monotonic() + GRACE_SECONDS
+    while time.monotonic() < deadline and any(p.poll() is None for p in processes):
+        time.sleep(POLL_SECONDS)
+    failed = [rank for rank, p in enumerate(processes) if p.poll() not in (None, 0)]
+    _stop(processes)
+    errors = {rank: _last_line(folder / f"rank{rank}.log") for rank in failed}
+    lines = [reason] + [f"rank {rank}: {line}" for rank, line in errors.items()]
+    return RankFailed("\n".join(lines), errors)
+
+
+def run_ranks(function, world_size: int = 2, backend: str = "gloo", timeout: float = 120.0,
               **kwargs) -> list[dict]:
     """Run `function(device, **kwargs)` on `world_size` ranks; the list of what each returned.
 
@@ -64,9 +83,9 @@ def run_ranks(function, world_size: int = 2, backend: str = "gloo", timeout: flo
         processes = []
         try:
             for rank in range(world_size):
-                spec = {"parent": os.getpid(), "module": function.__module__, "function": function.__name__, "rank": rank,
-                        "world_size": world_size, "port": store.port, "backend": backend,
-                        "timeout": timeout, "result": str(folder / f"rank{rank}.json"), "kwargs": kwargs}
+                spec = {"module": function.__module__, "function": function.__name__, "kwargs": kwargs,
+                        "rank": rank, "world_size": world_size, "backend": backend, "port": store.port,
+                        "timeout": timeout, "parent": os.getpid(), "result": str(folder / f"rank{rank}.json")}
                 with open(folder / f"rank{rank}.log", "wb") as log:
                     processes.append(subprocess.Popen(
                         [sys.executable, "-m", "snippets.phase25.distributed.worker", json.dumps(spec)],
@@ -74,17 +93,14 @@ def run_ranks(function, world_size: int = 2, backend: str = "gloo", timeout: flo
                         stdout=log, stderr=subprocess.STDOUT))
             deadline = time.monotonic() + timeout
             while any(p.poll() is None for p in processes):
-                for rank, process in enumerate(processes):
-                    if process.poll() not in (None, 0):
-                        raise RankFailed(f"rank {rank} exited with status {process.returncode}:\n"
-                                         + _tail(folder / f"rank{rank}.log"))
+                if any(p.poll() not in (None, 0) for p in processes):
+                    raise _failure(processes, folder, f"{function.__name__} failed; every rank was stopped")
                 if time.monotonic() > deadline:
-                    raise RankFailed(f"{function.__name__} ran past {timeout:g} s; every rank was killed")
+                    raise _failure(processes, folder, f"{function.__name__} ran past {timeout:g} s; "
+                                                      "every rank was killed")
                 time.sleep(POLL_SECONDS)
-            for rank, process in enumerate(processes):
-                if process.returncode != 0:
-                    raise RankFailed(f"rank {rank} exited with status {process.returncode}:\n"
-                                     + _tail(folder / f"rank{rank}.log"))
+            if any(p.returncode != 0 for p in processes):
+                raise _failure(processes, folder, f"{function.__name__} failed")
             return [json.loads((folder / f"rank{rank}.json").read_text()) for rank in range(world_size)]
         finally:
             _stop(processes)

@@ -16,7 +16,7 @@ from snippets.phase25.distributed.timeline import draw, idle_ticks, peak_in_flig
 from snippets.phase25.distributed.model import build_model, loss_fn, make_batch, reference_grads
 
 ISOLATE = True
-TIMEOUT = 120
+TIMEOUT = 240
 SCHEDULES = {"GPipe": ScheduleGPipe, "1F1B": Schedule1F1B}
 
 
@@ -38,6 +38,15 @@ def record_actions(stage: PipelineStage, actions: list[str]) -> None:
             return _original(chunk, *args, **kwargs)
 
         setattr(stage, method, logged)
+
+
+def planned_actions(pipe, rank: int) -> list[str] | None:
+    """The schedule's own plan for this rank (its `pipeline_order`, where torch has one) as F/B."""
+    plan = getattr(pipe, "pipeline_order", None)
+    if plan is None:
+        return None
+    return [f"{a.computation_type.value}{a.microbatch_index}" for a in plan[rank]
+            if a is not None and a.computation_type.value in ("F", "B")]
 
 
 def pp_rank(device: torch.device, schedule: str = "GPipe", batch: int = 8, microbatches: int = 4,
@@ -64,6 +73,7 @@ def pp_rank(device: torch.device, schedule: str = "GPipe", batch: int = 8, micro
     comm = metered_step(step, optimizer, world, comm_debug=False, pipeline_rank=rank)
     mine = {id(p) for p in module.parameters()}
     return {"rank": rank, "schedule": schedule, **comm, "actions": list(actions),
+            "planned": planned_actions(pipe, rank),
             "params": sum(p.numel() for p in module.parameters()),
             "grad_error": grad_error([(n, p) for n, p in model.named_parameters() if id(p) in mine], reference),
             "step_ms": step_time_ms(step, optimizer, device, timed_steps) if timed_steps else None}
@@ -84,9 +94,10 @@ def main():
               "one tick per forward (F) or backward (B), ·· = bubble")
         print(draw(actions))
         for r, waits in zip(runs, idle):
-            print(f"rank {r['rank']}: ran {' '.join(r['actions'])}; idle {waits} of {total} ticks; "
-                  f"at most {peak_in_flight(r['actions'])} micro-batches of activations held; "
-                  f"{r['params']:,} parameters; max |grad - one process| {r['grad_error']:.1e}")
-        for r in runs:
-            print(f"rank {r['rank']} " + "\n       ".join(comm_lines(r)))
+            plan = "the same" if r["planned"] == r["actions"] else " ".join(r["planned"] or ["none"])
+            print(f"rank {r['rank']} ran {' '.join(r['actions'])}; the schedule's pipeline_order: {plan}")
+            print(f"  idle {waits} of {total} ticks; at most {peak_in_flight(r['actions'])} micro-batches "
+                  f"of activations held at once")
+            print(f"  {r['params']:,} parameters; max |grad - one process| {r['grad_error']:.1e}")
+            print("  " + "\n  ".join(comm_lines(r)))
         print()

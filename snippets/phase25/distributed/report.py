@@ -26,10 +26,10 @@ def comm_lines(result: dict) -> list[str]:
     """What one rank's communication looked like during the measured step."""
     lines = []
     if result.get("torch_counts") is not None:
-        lines.append(f"CommDebugMode counts:  {result['torch_counts']}")
-    lines += [f"calls per pass:        {per_pass(result['counts'])}",
-              f"calls by size:         {call_sizes(result['calls'])}",
-              f"bytes per step:        payload {result['payload']:,} B, sent by this rank {result['sent']:,} B"]
+        lines.append(f"CommDebugMode counts: {result['torch_counts']}")
+    lines += [f"calls per pass: {per_pass(result['counts'])}",
+              f"calls by size:  {call_sizes(result['calls'])}",
+              f"bytes per step: payload {result['payload']:,} B, sent by this rank {result['sent']:,} B"]
     return lines
 
 

@@ -37,8 +37,9 @@ def rank_device(backend: str, rank: int) -> torch.device:
 
 
 def run(spec: dict) -> dict:
-    """Join the group, call the demo function, leave the group."""
-    timeout = datetime.timedelta(seconds=spec["timeout"])
+    """Join the group, call the demo function, leave the group. The group's own timeout is a
+    safety net set past the launcher's deadline, which always fires first."""
+    timeout = datetime.timedelta(seconds=spec["timeout"] + 30)
     store = dist.TCPStore("127.0.0.1", spec["port"], spec["world_size"] + 1, is_master=False, timeout=timeout)
     device = rank_device(spec["backend"], spec["rank"])
     dist.init_process_group(spec["backend"], store=store, rank=spec["rank"], world_size=spec["world_size"],
