@@ -39,11 +39,12 @@ def hang_rank(device: torch.device, folder: str) -> dict:
 
 
 def alive(pid: int) -> bool:
+    """Whether a process runs (a zombie waiting to be reaped counts as gone)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
         return False
-    return True
+    return state != "Z"
 
 
 def provoke(function, timeout: float) -> tuple[RankFailed | None, int, int]:
