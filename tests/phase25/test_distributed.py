@@ -14,10 +14,9 @@ from snippets.phase25.distributed import api_names, commdebug_limits, faults
 from snippets.phase25.distributed.comm import ring_bytes_sent
 from snippets.phase25.distributed.compare import BATCHES, PATTERNS, compare_rank, crossover, rows, verdicts
 from snippets.phase25.distributed.launch import RankFailed, run_ranks
-from snippets.phase25.distributed.model import D_MODEL, build_model
+from snippets.phase25.distributed.model import D_MODEL, SEQ_LEN, build_model
 from snippets.phase25.distributed.timeline import draw, idle_ticks, peak_in_flight, place
 
-SEQ_LEN = 16
 FLOAT = 4
 TOLERANCE = 1e-6
 PARAMS = sum(p.numel() for p in build_model().parameters())
@@ -81,8 +80,14 @@ def test_tensor_parallel_splits_columns_then_rows_with_one_all_reduce_per_block_
             assert r["torch_counts"] == {"c10d_functional.all_reduce": 4}
             assert {p for _, _, p in r["calls"]} == {batch * SEQ_LEN * D_MODEL * FLOAT}
     shards = runs(ranks, "TP")[0]["shards"]
-    assert shards["fc1.weight"] == [[4 * D_MODEL, D_MODEL], [2 * D_MODEL, D_MODEL], "S(0)"]
-    assert shards["fc2.weight"] == [[D_MODEL, 4 * D_MODEL], [D_MODEL, 2 * D_MODEL], "S(1)"]
+    assert shards["fc.weight"] == [[4 * D_MODEL, D_MODEL], [2 * D_MODEL, D_MODEL], "S(0)"]
+    assert shards["proj.weight"] == [[D_MODEL, 4 * D_MODEL], [D_MODEL, 2 * D_MODEL], "S(1)"]
+    assert shards["proj.bias"][2] == "R"
+
+
+def test_the_fused_qkv_projection_does_not_split_by_columns(ranks):
+    # rank 0's 96 output columns are q and half of k: split(64) yields two pieces, not three
+    assert runs(ranks, "TP")[0]["attention"] == "ValueError: not enough values to unpack (expected 3, got 2)"
 
 
 @pytest.mark.parametrize("name", ["PP GPipe", "PP 1F1B"])

@@ -14,6 +14,8 @@ from snippets.phase25.distributed.model import build_model, loss_fn, make_batch,
 
 ISOLATE = True
 TIMEOUT = 240
+SHOWN = ("tok_emb.weight", "pos_emb.weight", "blocks.0.ln1.weight", "blocks.0.attn.qkv.weight",
+         "blocks.0.mlp.fc.weight", "blocks.0.mlp.proj.weight", "lm_head.weight", "lm_head.bias")
 
 
 def fsdp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:
@@ -48,9 +50,11 @@ def main():
     ranks = run_ranks(fsdp_rank, backend="gloo")
     print(f"FSDP2 on {len(ranks)} ranks over gloo: fully_shard on each block, then on the root; "
           f"every parameter is now a DTensor placed {', '.join(ranks[0]['placements'])}")
-    print(f"{'parameter':<20} {'full':>8}" + "".join(f" {'rank ' + str(r['rank']):>8}" for r in ranks))
-    for name, (full, _) in ranks[0]["shards"].items():
-        print(f"{name:<20} {shape(full):>8}" + "".join(f" {shape(r['shards'][name][1]):>8}" for r in ranks))
+    print(f"{'parameter':<25} {'full':>8}" + "".join(f" {'rank ' + str(r['rank']):>8}" for r in ranks))
+    for name in SHOWN:
+        full = ranks[0]["shards"][name][0]
+        print(f"{name:<25} {shape(full):>8}" + "".join(f" {shape(r['shards'][name][1]):>8}" for r in ranks))
+    print(f"... and {len(ranks[0]['shards']) - len(SHOWN)} more tensors, each cut the same way along dim 0")
     total = sum(r["params"] for r in ranks)
     for r in ranks:
         print(f"rank {r['rank']} holds {r['params']:,} of {total:,} parameters; "

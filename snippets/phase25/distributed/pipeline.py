@@ -20,11 +20,27 @@ TIMEOUT = 240
 SCHEDULES = {"GPipe": ScheduleGPipe, "1F1B": Schedule1F1B}
 
 
-def stage_module(model: nn.Module, stage: int) -> nn.Module:
-    """Stage 0: embedding and block 0; stage 1: block 1 and the LM head (same parameters)."""
-    if stage == 0:
-        return nn.Sequential(model.embed, model.blocks[0])
-    return nn.Sequential(model.blocks[1], model.lm_head)
+class FirstStage(nn.Module):
+    """Stage 0 of the MiniGPT: token and position embeddings, then block 0 (the model's own modules)."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.tok_emb, self.pos_emb, self.block = model.tok_emb, model.pos_emb, model.blocks[0]
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        positions = torch.arange(idx.shape[1], device=idx.device)
+        return self.block(self.tok_emb(idx) + self.pos_emb(positions))
+
+
+class LastStage(nn.Module):
+    """Stage 1 of the MiniGPT: block 1, the final LayerNorm and the LM head."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.block, self.ln_f, self.lm_head = model.blocks[1], model.ln_f, model.lm_head
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.lm_head(self.ln_f(self.block(x)))
 
 
 def record_actions(stage: PipelineStage, actions: list[str]) -> None:
@@ -56,7 +72,7 @@ def pp_rank(device: torch.device, schedule: str = "GPipe", batch: int = 8, micro
     model = build_model(device)
     inputs, targets = make_batch(batch, device)
     reference = reference_grads(model, inputs, targets)
-    module = stage_module(model, rank)
+    module = (FirstStage if rank == 0 else LastStage)(model)
     stage = PipelineStage(module, rank, world, device)
     pipe = SCHEDULES[schedule](stage, n_microbatches=microbatches, loss_fn=loss_fn)
     actions = []

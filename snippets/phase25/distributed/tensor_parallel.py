@@ -1,9 +1,12 @@
-"""Tensor parallel with DTensor: each block's fc1 split by columns, fc2 by rows, one all-reduce."""
+"""Tensor parallel with DTensor: each block's MLP split, fc by columns then proj by rows."""
 
 from __future__ import annotations
 
+import copy
+
 import torch
 import torch.distributed as dist
+from torch import nn
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
@@ -16,6 +19,18 @@ ISOLATE = True
 TIMEOUT = 240
 
 
+def split_attention(model: nn.Module, mesh, inputs: torch.Tensor) -> str:
+    """Try the same column-then-row split on (a copy of) block 0's attention: what happens."""
+    attention = copy.deepcopy(model.blocks[0].attn)
+    parallelize_module(attention, mesh, {"qkv": ColwiseParallel(), "proj": RowwiseParallel()})
+    try:
+        with torch.no_grad():
+            attention(model.tok_emb(inputs))
+    except ValueError as error:
+        return f"{type(error).__name__}: {error}"
+    return "it ran"
+
+
 def tp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:
     """One rank of tensor parallel: both ranks see the whole batch and hold half of each block."""
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -23,8 +38,9 @@ def tp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:
     inputs, targets = make_batch(batch, device)
     reference = reference_grads(model, inputs, targets)
     mesh = init_device_mesh(device.type, (world,))
+    attention = split_attention(model, mesh, inputs)
     for block in model.blocks:
-        parallelize_module(block, mesh, {"fc1": ColwiseParallel(), "fc2": RowwiseParallel()})
+        parallelize_module(block.mlp, mesh, {"fc": ColwiseParallel(), "proj": RowwiseParallel()})
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
     def step(mark):
@@ -34,10 +50,10 @@ def tp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:
         loss.backward()
 
     comm = metered_step(step, optimizer, world)
-    block = model.blocks[0]
-    return {"rank": rank, **comm,
+    mlp = model.blocks[0].mlp
+    return {"rank": rank, **comm, "attention": attention,
             "shards": {name: [list(p.shape), list(p.to_local().shape), str(p.placements[0])]
-                       for name, p in block.named_parameters()},
+                       for name, p in mlp.named_parameters()},
             "params": sum(getattr(p, "_local_tensor", p).numel() for p in model.parameters()),
             "grad_error": grad_error(model.named_parameters(), reference),
             "step_ms": step_time_ms(step, optimizer, device, timed_steps) if timed_steps else None}
@@ -46,9 +62,10 @@ def tp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:
 def main():
     ranks = run_ranks(tp_rank, backend="gloo")
     print(f"Tensor parallel on {len(ranks)} ranks over gloo: both ranks read the whole batch")
-    print(f"{'block 0':<12} {'full':>8} {'local':>8}  placement")
+    print(f"{'blocks.0.mlp':<12} {'full':>8} {'local':>8}  placement")
     for name, (full, local, placement) in ranks[0]["shards"].items():
         print(f"{name:<12} {shape(full):>8} {shape(local):>8}  {placement}")
     for r in ranks:
         print(f"rank {r['rank']} holds {r['params']:,} parameters; max |grad - one process| {r['grad_error']:.1e}")
+    print(f"the same split on blocks.0.attn (qkv, proj): {ranks[0]['attention']}")
     print("\n".join(comm_lines(ranks[0])))
