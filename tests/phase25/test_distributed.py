@@ -225,3 +225,24 @@ def test_ranks_die_with_their_launcher(root):
         while any(faults.alive(pid) for pid in pids) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not any(faults.alive(pid) for pid in pids)
+
+
+# --- the deliverable -------------------------------------------------------------------------------
+
+def test_deliverable_writes_the_survey(tmp_path):
+    import json
+
+    from snippets.phase25.distributed import deliverable
+
+    out = deliverable.write_experiment(tmp_path / "25-distributed")
+    assert sorted(p.name for p in out.iterdir()) == ["DISTRIBUTED.md", "distributed.json", "manifest.json"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert {"torch", "seed", "timestamp", "code_hash"} <= manifest.keys()
+    text = (out / "DISTRIBUTED.md").read_text()
+    sections = text.split("\n## ")[1:]
+    assert len(sections) == len(deliverable.PATTERNS) + 2  # four patterns, the measurements, the pick
+    for section, name in zip(sections, deliverable.PATTERNS):
+        body = section.split("\n", 1)[1].strip()
+        assert section.startswith(name) and body.count(". ") + body.endswith(".") == 2  # two sentences
+    assert [row["pattern"] for row in json.loads((out / "distributed.json").read_text())] == list(PATTERNS)
+    assert "fewest calls per step: DDP (1)" in text and sections[-1].startswith("Which would I pick")

@@ -87,8 +87,10 @@ def verdicts(table: list[dict], batches=BATCHES) -> list[str]:
         if row is not ddp:
             grows = row["sent"][batches[-1]] > row["sent"][batches[0]]
             point = crossover(row, ddp, batches)
-            lines.append(f"{row['pattern']}: bytes {'grow with the batch' if grows else 'do not depend on the batch'}"
-                         + (f"; they pass DDP's from about {point:.0f} sequences" if grows and point else ""))
+            ratio = row["sent"][batches[0]] / ddp["sent"][batches[0]]
+            lines.append(f"{row['pattern']}: {ratio:.2f} x DDP's bytes at {batches[0]} sequences; "
+                         + ("they grow with the batch" if grows else "they do not depend on the batch")
+                         + (f" and pass DDP's from about {point:.0f} sequences" if grows and point else ""))
     return lines
 
 
