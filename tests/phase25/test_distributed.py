@@ -1,5 +1,6 @@
 """The distributed survey: every pattern trains one step on 2 gloo ranks; counts, bytes, gradients."""
 
+import json
 import os
 import signal
 import subprocess
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from snippets.phase25.distributed import api_names, commdebug_limits, faults
+from snippets.phase25.distributed import api_names, commdebug_limits, deliverable, faults
 from snippets.phase25.distributed.comm import ring_bytes_sent
 from snippets.phase25.distributed.compare import BATCHES, PATTERNS, compare_rank, crossover, rows, verdicts
 from snippets.phase25.distributed.launch import RankFailed, run_ranks
@@ -229,12 +230,8 @@ def test_ranks_die_with_their_launcher(root):
 
 # --- the deliverable -------------------------------------------------------------------------------
 
-def test_deliverable_writes_the_survey(tmp_path):
-    import json
-
-    from snippets.phase25.distributed import deliverable
-
-    out = deliverable.write_experiment(tmp_path / "25-distributed")
+def test_deliverable_writes_the_survey(ranks, tmp_path):
+    out = deliverable.write_experiment(tmp_path / "25-distributed", rows(ranks))
     assert sorted(p.name for p in out.iterdir()) == ["DISTRIBUTED.md", "distributed.json", "manifest.json"]
     manifest = json.loads((out / "manifest.json").read_text())
     assert {"torch", "seed", "timestamp", "code_hash"} <= manifest.keys()

@@ -93,7 +93,8 @@ class CommMeter(TorchDispatchMode):
         if packet in PAYLOAD:
             kind, payload = PAYLOAD[packet]
             size = payload(args, self.world_size)
-            self.events.append(CommEvent(self._phase(kind, args), kind, size, ring_bytes_sent(kind, size, self.world_size)))
+            sent = ring_bytes_sent(kind, size, self.world_size)
+            self.events.append(CommEvent(self._phase(kind, args), kind, size, sent))
         return func(*args, **(kwargs or {}))
 
     def mark(self, phase: str) -> None:

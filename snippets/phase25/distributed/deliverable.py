@@ -65,9 +65,10 @@ def survey(table: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def write_survey(out: Path) -> list[dict]:
-    """Measure, then write DISTRIBUTED.md and distributed.json into `out`; the table's rows."""
-    table = rows(run_ranks(compare_rank, timeout=240))
+def write_survey(out: Path, table: list[dict] | None = None) -> list[dict]:
+    """Write DISTRIBUTED.md and distributed.json into `out`, from `table` (the rows of
+    `compare.rows`) or from a fresh measurement; the table's rows."""
+    table = table or rows(run_ranks(compare_rank, timeout=240))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "DISTRIBUTED.md").write_text(survey(table), encoding="utf-8")
@@ -75,9 +76,9 @@ def write_survey(out: Path) -> list[dict]:
     return table
 
 
-def write_experiment(out: Path = DEFAULT_OUT) -> Path:
+def write_experiment(out: Path = DEFAULT_OUT, table: list[dict] | None = None) -> Path:
     """The whole reference folder: the survey, its numbers and manifest.json."""
-    write_survey(out)
+    write_survey(out, table)
     write_manifest(out, SEED, Path(__file__).parent, backend="gloo", world_size=2)
     return Path(out)
 
