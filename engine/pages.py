@@ -77,7 +77,7 @@ class Site:
         if "cuda" in devices:
             recording = recordings.current(self.root, path, call)
             if recording is None:
-                return render.pending(name, self.lang)
+                return (cpu or "") + render.pending(name, self.lang)
             gpu = render.output(recording.output, render.recorded_label(self.lang, recording.provenance), self.lang, raw)
             if cpu:
                 return render.tabs(cpu, gpu, recording.provenance["gpu"], self.lang)

@@ -25,8 +25,8 @@ def prompt_accuracy(rows: list[list[int]], predictions: list[list[int]]) -> floa
 
 
 def torch_predictions(model, rows: list[list[int]]) -> list[list[int]]:
-    """Argmax next-token ids of a torch model for every prefix of every row."""
+    """Argmax next-token ids of a torch model (on any device) for every prefix of every row."""
     import torch
 
     with torch.no_grad():
-        return model(torch.tensor(rows)).argmax(-1).tolist()
+        return model(torch.tensor(rows, device=model.lm_head.weight.device)).argmax(-1).tolist()

@@ -1,5 +1,7 @@
 """The CUDA variants of parts B, C and E: recorded on a GPU."""
 
+import warnings
+
 import torch
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity
@@ -26,7 +28,10 @@ def main():
     print("key set of x on CUDA:        ", key_set(x))
     print("key set of x.half() on CUDA: ", key_set(x.detach().half()))
     print("TorchDispatchMode on CUDA:   ", ", ".join(dispatched_ops(F.linear, x, W, b)))
-    prof = profile_linear((ProfilerActivity.CPU, ProfilerActivity.CUDA), device="cuda")
+    with warnings.catch_warnings():  # torch 2.11 warns once per process that cycles clear events
+        warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
+        profile_linear((ProfilerActivity.CPU,), device="cuda")  # warm-up: cuBLAS handles, lazy loading
+        prof = profile_linear((ProfilerActivity.CPU, ProfilerActivity.CUDA), device="cuda")
     print("\nGPU kernels launched by forward + backward (name: launches):")
     for name, count in gpu_kernels(prof):
         print(f"  {name[:100]}: {count}")
