@@ -29,8 +29,9 @@ PATTERNS = {
         "Every parameter, gradient and optimizer state is cut into one shard per rank; each unit's "
         "parameters are all-gathered just before its forward (and again before its backward), and its "
         "gradients are reduce-scattered back to shards.",
-        "Use it when the model does not fit on one device but one unit (a block) does; its all-gathers "
-        "come on top of what an all-reduce costs, so where the model fits, DDP is cheaper."),
+        "Use it when the model does not fit on one device but one unit (a block) does; the all-gathers "
+        "that re-gather parameters for backward come on top of DDP's traffic, so where the model fits, "
+        "DDP is cheaper."),
     "Tensor parallel (DTensor, parallelize_module)": (
         "One layer's weight matrices are split across ranks, the first by columns and the next by rows, "
         "so each rank computes part of every matmul and one all-reduce per pair joins the results.",
