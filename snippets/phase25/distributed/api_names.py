@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 
+ISOLATE = True
+TIMEOUT = 60
 NAMES = [
     ("torch.nn.parallel", "DistributedDataParallel"),
     ("torch.distributed.fsdp", "FullyShardedDataParallel"),

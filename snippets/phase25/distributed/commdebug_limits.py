@@ -7,6 +7,7 @@ from torch import nn
 from torch.distributed.tensor.debug import CommDebugMode, _comm_mode
 
 ISOLATE = True  # the failure below leaves a forward hook behind; keep it out of the build process
+TIMEOUT = 60
 
 
 def watches(op_name: str) -> bool:
