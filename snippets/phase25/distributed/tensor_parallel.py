@@ -41,7 +41,7 @@ def tp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:
     attention = split_attention(model, mesh, inputs)
     for block in model.blocks:
         parallelize_module(block.mlp, mesh, {"fc": ColwiseParallel(), "proj": RowwiseParallel()})
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, foreach=False)  # the unsplit layers stay plain tensors: CUDA's foreach step cannot mix them with DTensors
 
     def step(mark):
         mark("forward")
