@@ -4,14 +4,12 @@ tiny_head.pt2, manifest.json) and check it against the lab's acceptance list.
 Usage: python -m snippets.phase25.lab03.deliverable [OUT_DIR]
 """
 
-import json
-import sys
 import tempfile
 from pathlib import Path
 
 import torch
 
-from snippets.experiment import write_manifest
+from snippets.experiment import cli, has_manifest, print_checklist, read_manifest, write_manifest
 from snippets.phase25.lab03.minigpt_compile import ROWS, SEQ_LEN, attention_softmax, compile_minigpt
 from snippets.phase25.lab03.part_a_compile_match import TOLERANCE, compile_match
 from snippets.phase25.lab03.part_c_kernel import fused_softmax_kernel
@@ -95,8 +93,8 @@ def write_experiment(out: Path = DEFAULT_OUT) -> Path:
 
 def check_acceptance(out: Path) -> dict[str, bool]:
     """The lab's acceptance list (Part F's item belongs to the distributed lab), checked on the folder."""
-    text = {p.name: p.read_text(encoding="utf-8") for p in out.iterdir() if p.suffix in (".md", ".cpp", ".json")}
-    manifest = json.loads(text["manifest.json"])
+    text = {p.name: p.read_text(encoding="utf-8") for p in out.iterdir() if p.suffix in (".md", ".cpp")}
+    manifest = read_manifest(out)
     annotation = text["KERNEL_ANNOTATION.md"]
     code = (out / "output_code.py").read_text(encoding="utf-8")
     return {
@@ -110,8 +108,7 @@ def check_acceptance(out: Path) -> dict[str, bool]:
             all(op in annotation for op in FUSED_OPS) and "Reduction 1" in annotation and "Reduction 2" in annotation,
         "the report has the timings and their reading": "| 2 | torch.compile |" in text["REPORT.md"]
             and "fixed per-call costs" in text["REPORT.md"],
-        "manifest has torch version, seed, timestamp and code hash":
-            {"torch", "seed", "timestamp", "code_hash"} <= manifest.keys(),
+        "manifest has torch version, seed, timestamp and code hash": has_manifest(out),
     }
 
 
@@ -119,9 +116,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         out = write_experiment(Path(tmp) / DEFAULT_OUT.name)
         print(f"wrote {', '.join(sorted(p.name for p in out.iterdir()))}\n")
-        for criterion, ok in check_acceptance(out).items():
-            print(f"[{'x' if ok else ' '}] {criterion}")
+        print_checklist(check_acceptance(out))
 
 
 if __name__ == "__main__":
-    print(f"wrote {write_experiment(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)}")
+    cli(write_experiment, DEFAULT_OUT)
