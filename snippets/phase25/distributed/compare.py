@@ -24,16 +24,16 @@ PATTERNS = {
 }
 
 
-def compare_rank(device: torch.device, batches=BATCHES, timed_steps: int = 0) -> dict:
-    """Every pattern at every batch size, one after the other, in the same process group."""
-    return {f"{name} @{batch}": function(device, batch=batch, timed_steps=timed_steps, **kwargs)
-            for batch in batches for name, (function, kwargs) in PATTERNS.items()}
+def compare_rank(device: torch.device, batches=BATCHES, timed_steps: int = 0, names=tuple(PATTERNS)) -> dict:
+    """The named patterns (all by default) at every batch size, one after the other, in one process group."""
+    return {f"{name} @{batch}": PATTERNS[name][0](device, batch=batch, timed_steps=timed_steps, **PATTERNS[name][1])
+            for batch in batches for name in names}
 
 
-def rows(ranks: list[dict], batches=BATCHES) -> list[dict]:
+def rows(ranks: list[dict], batches=BATCHES, names=tuple(PATTERNS)) -> list[dict]:
     """One row per pattern, from every rank's results."""
     table = []
-    for name in PATTERNS:
+    for name in names:
         runs = {batch: [r[f"{name} @{batch}"] for r in ranks] for batch in batches}
         first = runs[batches[0]]
         calls = Counter()
