@@ -30,10 +30,15 @@ build(load_config(config_file, docs_dir=docs_dir, site_dir=site_dir, strict=True
 """
 
 
-def site_prefix(root: Path) -> str:
-    """The path the site lives under (from `site_url`), e.g. `/no-magic-boxes/`."""
+def site_url(root: Path) -> str:
+    """The configured `site_url` (mkdocs.yml holds Python tags, so it is read, not loaded)."""
     match = re.search(r"^site_url:\s*(\S+)", (root / "mkdocs.yml").read_text(encoding="utf-8"), re.MULTILINE)
-    path = urlsplit(match.group(1)).path if match else "/"
+    return match.group(1).strip("'\"") if match else "/"
+
+
+def site_prefix(root: Path) -> str:
+    """The path the site lives under, e.g. `/no-magic-boxes/`."""
+    path = urlsplit(site_url(root)).path or "/"
     return path if path.endswith("/") else path + "/"
 
 
