@@ -64,6 +64,8 @@ def target_file(site_dir: Path, path: str, prefix: str) -> Path | None:
     if not path.startswith(prefix) and path + "/" != prefix:
         return None
     rel = unquote(path[len(prefix):])
+    if rel.startswith("/"):
+        return None  # "//" in the path: not a URL the site was built with
     candidate = site_dir / rel
     if rel == "" or rel.endswith("/") or candidate.is_dir():
         candidate = candidate / "index.html"

@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .browser import axe_violations, diagram_problems
 from .support import SitePage, site_pages
@@ -46,17 +47,24 @@ def scheme(page) -> str:
     return page.evaluate("() => document.body.dataset.mdColorScheme")
 
 
+def switch_scheme(page, expected: str) -> bool:
+    """Click the palette toggle; True once the page shows the `expected` scheme."""
+    page.locator(TOGGLE).click()
+    try:
+        page.wait_for_function(f"() => document.body.dataset.mdColorScheme === {expected!r}", timeout=5000)
+    except PlaywrightTimeout:
+        return False
+    return True
+
+
 def toggle_problems(page) -> list[str]:
     """The palette toggle switches light -> dark -> light; dark is axe-checked for contrast in between."""
-    problems = []
     if scheme(page) != "default":
         return [f"a reader who prefers light gets the {scheme(page)!r} scheme"]
-    page.locator(TOGGLE).click()
-    if scheme(page) != "slate":
+    if not switch_scheme(page, "slate"):
         return [f"the toggle left the {scheme(page)!r} scheme, not 'slate'"]
-    problems += [f"dark scheme: {v}" for v in axe_violations(page, ["color-contrast"])]
-    page.locator(TOGGLE).click()
-    if scheme(page) != "default":
+    problems = [f"dark scheme: {v}" for v in axe_violations(page, ["color-contrast"])]
+    if not switch_scheme(page, "default"):
         problems.append(f"the toggle went back to {scheme(page)!r}, not 'default'")
     return problems
 
