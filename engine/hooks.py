@@ -10,6 +10,7 @@ import builtins
 import json
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -20,11 +21,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the engine package itself, wherever the config lives
     sys.path.insert(0, str(ROOT))
 
-from engine import notebooks, pages, search_split, translations  # noqa: E402
+from engine import notebooks, pages, render, search_split, translations  # noqa: E402
 from engine.execute import Executor  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
 
 log = logging.getLogger("mkdocs.engine")
+DISARM = re.compile(r"^([ \t]*`{3,}\s*\w+[^\n]*?)\bexec=\S+", re.MULTILINE)  # shown, never run
 _state = {"command": "build", "expected": {}}
 
 
@@ -59,25 +61,33 @@ def on_page_markdown(markdown, page, config, files):
     try:
         _state["expected"][site.page, site.lang] = len(page_includes(markdown))
     except IncludeError as error:
-        site.fail("(page)", str(error))
+        # Stop before markdown-exec runs a block we did not write (a sys.exit there ends the build "fine").
         _state["expected"][site.page, site.lang] = None
+        site.fail("(page)", str(error))
+        _report(site)
+        return DISARM.sub(r"\1", markdown) + "\n" + render.failure(str(error), site.lang)
     return markdown
 
 
 def on_page_content(html, page, config, files):
     site = pages.current()
-    expected = _state["expected"].get((site.page, site.lang))
+    expected = _state["expected"].get((site.page, site.lang), 0)
     if expected is not None and site.rendered != expected:
         site.fail("(page)", f"{expected - site.rendered} of {expected} snippet block(s) did not run "
                             "(markdown-exec could not execute them: see the warning above)")
+    _report(site)
+    return html
+
+
+def _report(site) -> None:
+    """Abort a build on this page's failures; under `mkdocs serve`, log them (the page shows them)."""
     failures = [f for f in site.failures if (f.page, f.lang) == (site.page, site.lang)]
     if failures:
         message = "snippet failure(s):\n" + "\n\n".join(str(f) for f in failures)
         if _state["command"] == "serve":
-            log.error(message)  # the page shows the failure; the server keeps running
+            log.error(message)
         else:
             raise PluginError(message)
-    return html
 
 
 @event_priority(-200)  # after static-i18n, whose post-build step builds the other languages

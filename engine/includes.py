@@ -3,7 +3,7 @@
 A page writes:
 
     ```python exec="1"
-    print(snippet("phase25/lab00/baseline.py", part=None, call="main", show="both"))
+    print(snippet("phase25/lab00/part_a_baseline.py", part=None, call="main", show="both", raw=False))
     ```
 """
 
@@ -25,6 +25,7 @@ class Include:
     part: str | None = None
     call: str | None = "main"
     show: str = "both"
+    raw: bool = False  # insert the output as Markdown/HTML (an SVG chart, a diagram) instead of text
 
 
 class IncludeError(ValueError):

@@ -12,6 +12,7 @@ mkdocs-jupyter is not used: it renders raw source under mkdocs-static-i18n (READ
 from __future__ import annotations
 
 import logging
+import posixpath
 import re
 import textwrap
 from pathlib import Path, PurePosixPath
@@ -94,29 +95,41 @@ def absolute_imports(source: str, module: str, is_package: bool) -> str:
     return RELATIVE_IMPORT.sub(fix, source)
 
 
-def _absolute_links(text: str, src: str, base: str, use_directory_urls: bool) -> str:
-    """Relative links and images resolved against the page, as absolute URLs under `base`."""
+def site_link(src: str, target: str, base: str, use_directory_urls: bool = True) -> str:
+    """URL of the site page `target` (a source path) for the notebook of page `src`: absolute under
+    `base` (the language's root on the site) when the site has a `site_url`, else relative to the
+    notebook, which lies in the folder of its page."""
+    url = page_url(target, use_directory_urls) if target.endswith(".md") else target
+    if base:
+        return base + url
+    folder = page_url(src, use_directory_urls) if use_directory_urls else str(PurePosixPath(src).parent) + "/"
+    relative = posixpath.relpath("/" + url, "/" + folder)
+    if relative == ".":
+        return "./"
+    return relative + "/" if url == "" or url.endswith("/") else relative
+
+
+def _site_links(text: str, src: str, base: str, use_directory_urls: bool) -> str:
+    """Relative links and images of the page, rewritten to lead to the site from the notebook."""
     def fix(match: re.Match) -> str:
         target = match[2]
-        if re.match(r"^[a-z][a-z0-9+.-]*:|^/|^#", target, re.IGNORECASE) or not base:
+        if re.match(r"^[a-z][a-z0-9+.-]*:|^/|^#", target, re.IGNORECASE):
             return match[0]
         path, _, anchor = target.partition("#")
-        resolved = PurePosixPath(src).parent.joinpath(path).as_posix()
         parts = []
-        for part in resolved.split("/"):
+        for part in PurePosixPath(src).parent.joinpath(path).as_posix().split("/"):
             if part == "..":
                 parts.pop()
             elif part not in ("", "."):
                 parts.append(part)
-        resolved = "/".join(parts)
-        url = page_url(resolved, use_directory_urls) if resolved.endswith(".md") else resolved
-        return f"{match[1]}{base}{url}{'#' + anchor if anchor else ''}{match[3]}"
+        url = site_link(src, "/".join(parts), base, use_directory_urls)
+        return f"{match[1]}{url}{'#' + anchor if anchor else ''}{match[3]}"
 
     return LINK.sub(fix, text)
 
 
 def prose_markdown(text: str, src: str, base: str, use_directory_urls: bool) -> str:
-    """Page prose as notebook Markdown: no `{ #anchor }`s, admonitions and tabs as quotes, absolute links."""
+    """Page prose as notebook Markdown: no `{ #anchor }`s, admonitions and tabs as quotes, links to the site."""
     pieces, last = [], 0
     for fence in ANY_FENCE.finditer(text):  # code fences in the prose stay as they are
         pieces += [_prose_only(text[last:fence.start()], src, base, use_directory_urls), fence.group(0)]
@@ -135,7 +148,7 @@ def _prose_only(text: str, src: str, base: str, use_directory_urls: bool) -> str
         return "\n".join(f"> {line}".rstrip() for line in lines) + "\n\n"
 
     text = BLOCK.sub(block, text)
-    return _absolute_links(text, src, base, use_directory_urls)
+    return _site_links(text, src, base, use_directory_urls)
 
 
 def code_source(root: Path, include: Include, lang: str) -> str:
@@ -196,7 +209,7 @@ def build_notebook(site, markdown: str, src: str, lang: str, title: str, base: s
     markdown = FRONT_MATTER.sub("", markdown)
     includes = page_includes(markdown)
     prose = FENCE.split(markdown)[:: FENCE.groups + 1]  # the text around the exec fences
-    cells = [v4.new_markdown_cell(TEXT[lang]["intro"].format(title=title, url=base + page_url(src, use_directory_urls))),
+    cells = [v4.new_markdown_cell(TEXT[lang]["intro"].format(title=title, url=site_link(src, src, base, use_directory_urls))),
              v4.new_markdown_cell(TEXT[lang]["setup"]),
              v4.new_code_cell(SETUP, execution_count=1)]
     count = 1

@@ -63,22 +63,22 @@ class Site:
         if include.show in ("both", "code"):
             parts.append(render.code(part_source(path, include.part), f"{PACKAGE}/{include.path}"))
         if include.show in ("both", "output") and include.call:
-            parts.append(self._output(path, include.call, f"{PACKAGE}/{include.path}:{include.call}()"))
+            parts.append(self._output(path, include.call, f"{PACKAGE}/{include.path}:{include.call}()", include.raw))
         return "\n".join(parts)
 
-    def _output(self, path: Path, call: str, name: str) -> str:
+    def _output(self, path: Path, call: str, name: str, raw: bool) -> str:
         devices = declarations(path).devices
         cpu = gpu = None
         if "cpu" in devices:
             result = self.executor.run(path, call)
             if not result.ok:
                 raise SnippetError(f"{result.error.rstrip()}\n--- output before the failure ---\n{result.output}")
-            cpu = render.output(result.output, render.built_label(self.lang, self.executor.environment), self.lang)
+            cpu = render.output(result.output, render.built_label(self.lang, self.executor.environment), self.lang, raw)
         if "cuda" in devices:
             recording = recordings.current(self.root, path, call)
             if recording is None:
-                return render.pending(name, self.lang)
-            gpu = render.output(recording.output, render.recorded_label(self.lang, recording.provenance), self.lang)
+                return (cpu or "") + render.pending(name, self.lang)
+            gpu = render.output(recording.output, render.recorded_label(self.lang, recording.provenance), self.lang, raw)
             if cpu:
                 return render.tabs(cpu, gpu, recording.provenance["gpu"], self.lang)
         if cpu is None and gpu is None:
@@ -98,8 +98,9 @@ def current() -> Site | None:
     return _site
 
 
-def snippet(path: str, part: str | None = None, call: str | None = "main", show: str = "both") -> str:
+def snippet(path: str, part: str | None = None, call: str | None = "main", show: str = "both",
+            raw: bool = False) -> str:
     """Markdown showing a snippet's code and the output of calling one of its functions."""
     if _site is None:
         raise RuntimeError("snippet() runs only inside a build (engine.hooks activates it)")
-    return _site.render(Include(path, part, call, show))
+    return _site.render(Include(path, part, call, show, raw))

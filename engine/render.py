@@ -38,9 +38,10 @@ def code(source: str, title: str) -> str:
     return fence(source, f'python title="{title}"')
 
 
-def output(text: str, label: str, lang: str) -> str:
+def output(text: str, label: str, lang: str, raw: bool = False) -> str:
     body = text if text.strip() else LABELS[lang]["empty"]
-    return fence(body, "text") + f'\n<p class="nmb-provenance">{label}</p>\n'
+    shown = f"{body.strip()}\n" if raw else fence(body, "text")
+    return shown + f'\n<p class="nmb-provenance">{label}</p>\n'
 
 
 def built_label(lang: str, environment: dict[str, str]) -> str:

@@ -121,6 +121,7 @@ def _alarm(seconds: float):
 def run_in_process(root: Path, module: str, call: str, timeout: float) -> Result:
     """Run in this process; everything Python prints to stdout or stderr is captured."""
     forget_changed_modules(root)
+    seed_everything()  # imports torch outside the alarm: a signal inside its C++ start-up aborts
     buffer = io.StringIO()
     try:
         with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer), _alarm(timeout):
@@ -136,10 +137,14 @@ def run_in_process(root: Path, module: str, call: str, timeout: float) -> Result
     return Result(buffer.getvalue())
 
 
+ENGINE_ROOT = Path(__file__).resolve().parent.parent
+
+
 def child_env(root: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
-    """Environment of a child run: the project importable, hashing and seeds fixed."""
+    """Environment of a child run: the project and the engine importable, hashing and seeds fixed."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(root), *filter(None, [env.get("PYTHONPATH")])])
+    paths = dict.fromkeys([str(root), str(ENGINE_ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    env["PYTHONPATH"] = os.pathsep.join(paths)
     env["PYTHONHASHSEED"] = str(SEED)
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra or {})

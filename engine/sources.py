@@ -22,6 +22,7 @@ class Declarations:
     devices: tuple[str, ...] = ("cpu",)
     isolate: bool = False
     timeout: float = 120.0
+    inputs: tuple[str, ...] = ()  # data files or folders (relative to snippets/) the output depends on
 
 
 def snippet_path(root: Path, rel: str) -> Path:
@@ -61,15 +62,16 @@ def parse(path: Path) -> ast.Module:
 
 
 def declarations(path: Path) -> Declarations:
-    """The DEVICES, ISOLATE and TIMEOUT constants assigned at module level."""
+    """The DEVICES, ISOLATE, TIMEOUT and INPUTS constants assigned at module level."""
     found = {}
     for node in parse(path).body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
-            if isinstance(target, ast.Name) and target.id in {"DEVICES", "ISOLATE", "TIMEOUT"}:
+            if isinstance(target, ast.Name) and target.id in {"DEVICES", "ISOLATE", "TIMEOUT", "INPUTS"}:
                 found[target.id.lower()] = ast.literal_eval(node.value)
-    if "devices" in found:
-        found["devices"] = tuple(found["devices"])
+    for name in ("devices", "inputs"):
+        if name in found:
+            found[name] = tuple(found[name])
     return Declarations(**found)
 
 
@@ -111,10 +113,22 @@ def closure(root: Path, path: Path) -> list[Path]:
     return sorted(seen)
 
 
+def input_files(root: Path, path: Path) -> list[Path]:
+    """The data files named by the INPUTS of every module in the snippet's closure."""
+    files = set()
+    for module in closure(root, path):
+        for name in declarations(module).inputs:
+            target = root / PACKAGE / name
+            if not target.exists():
+                raise SnippetError(f"{module.name} declares a missing input: {PACKAGE}/{name}")
+            files.update([target] if target.is_file() else (p for p in target.rglob("*") if p.is_file()))
+    return sorted(f.resolve() for f in files)
+
+
 def source_hash(root: Path, path: Path) -> str:
-    """Hash of a snippet's source and of every project module it imports."""
+    """Hash of a snippet's source, every project module it imports, and their declared inputs."""
     digest = hashlib.sha256()
-    for file in closure(root, path):
+    for file in closure(root, path) + input_files(root, path):
         digest.update(str(file.relative_to(root.resolve())).encode())
         digest.update(b"\0")
         digest.update(file.read_bytes())

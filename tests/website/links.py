@@ -79,6 +79,7 @@ class Site:
         self.dir = site_dir
         self.site_url = site_url if site_url.endswith("/") else site_url + "/"
         self.prefix = urlsplit(self.site_url).path or "/"
+        self.absolute = bool(urlsplit(self.site_url).scheme)  # a site_url with a host, not just a path
         self._parsed: dict[Path, Parsed] = {}
 
     def pages(self) -> list[Path]:
@@ -93,10 +94,10 @@ class Site:
         """(file, fragment) a reference leads to; None when it leaves the site (or is not a URL)."""
         if url.startswith(SKIPPED_SCHEMES):
             return None
-        if url.startswith(self.site_url):
+        if re.match(r"^([a-z][a-z0-9+.-]*:)?//", url, re.IGNORECASE):
+            if not (self.absolute and url.startswith(self.site_url)):
+                return None  # another site
             url = self.prefix + url[len(self.site_url):]
-        elif re.match(r"^([a-z][a-z0-9+.-]*:)?//", url, re.IGNORECASE):
-            return None
         parts = urlsplit(urljoin(base, url))
         return target_file(self.dir, parts.path, self.prefix), parts.fragment
 
@@ -107,7 +108,8 @@ class Site:
         problems = []
         for tag, attribute, url, rel in self.parsed(file).refs:
             fetched = (tag, attribute) in RESOURCES and (tag != "link" or set(rel.split()) & LINK_RELS_FETCHED)
-            external = re.match(r"^([a-z][a-z0-9+.-]*:)?//", url, re.IGNORECASE) and not url.startswith(self.site_url)
+            external = (re.match(r"^([a-z][a-z0-9+.-]*:)?//", url, re.IGNORECASE)
+                        and not (self.absolute and url.startswith(self.site_url)))
             if fetched and external:
                 problems.append(f"{name}: <{tag} {attribute}={url!r}> loads from another host")
                 continue

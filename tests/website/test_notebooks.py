@@ -103,6 +103,12 @@ def test_relative_imports_become_absolute():
         "from snippets.phase25.minigpt.x import y\nimport torch\n")
 
 
+def test_prose_links_lead_to_the_site_from_the_notebook():
+    src = "phase-25/lab/01-x.md"
+    assert prose_markdown("[home](../../index.md) [g](../../glossary.md#aten) ![i](img.png)", src, "", True) == (
+        "[home](../../../) [g](../../../glossary/#aten) ![i](../img.png)")
+
+
 def test_prose_keeps_code_and_drops_anchors():
     text = ('## Steps { #steps }\n\nSee [lab 00](../lab/00-dispatcher-trace.md#steps).\n\n'
             '!!! note "Why"\n\n    Because.\n\n```python\n# {not an anchor}\n```\n')

@@ -1,0 +1,29 @@
+"""Shared by every lab deliverable: the manifest of a reference experiment folder."""
+
+import datetime
+import hashlib
+import json
+from pathlib import Path
+
+import torch
+
+
+def code_hash(package_dir: Path) -> str:
+    """sha256 over the lab's Python files (names and contents, sorted by name)."""
+    digest = hashlib.sha256()
+    for file in sorted(Path(package_dir).glob("*.py")):
+        digest.update(file.name.encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()
+
+
+def write_manifest(out: Path, seed: int, package_dir: Path, **extra) -> dict:
+    """Write manifest.json (torch version, seed, UTC timestamp, code hash) and return it."""
+    manifest = {
+        "torch": torch.__version__,
+        "seed": seed,
+        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "code_hash": code_hash(package_dir),
+        **extra,
+    }
+    (Path(out) / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    return manifest

@@ -1,0 +1,1 @@
+"""Lab 00: hello CUDA, the toolchain check."""

@@ -1,0 +1,1 @@
+"""Theory 04: PyTorch as substrate (tensors, modules, dispatch, the MiniGPT port)."""

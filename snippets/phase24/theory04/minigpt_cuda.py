@@ -1,0 +1,38 @@
+"""The port on a GPU: float32 and float16 on CUDA against float32 on CPU (torch only, no NumPy)."""
+
+import torch
+
+from snippets.minigpt.evaluate import heldout_rows, prompt_accuracy, torch_predictions
+from snippets.minigpt.torch_model import load_pretrained, sample_batch
+
+DEVICES = ("cuda",)
+
+
+def compare_on_cuda(batch: int = 2, seq_len: int = 32, seed: int = 0) -> list[tuple[str, float, float, bool]]:
+    """(run, max abs error vs CPU float32, share of same argmax, allclose at 1e-5) per CUDA dtype."""
+    idx = sample_batch(batch, seq_len, seed)
+    with torch.no_grad():
+        reference = load_pretrained()(idx)
+        rows = []
+        for dtype in (torch.float32, torch.float16):
+            logits = load_pretrained().to("cuda", dtype)(idx.cuda()).float().cpu()
+            rows.append((f"cuda {str(dtype).removeprefix('torch.')}", (logits - reference).abs().max().item(),
+                         (logits.argmax(-1) == reference.argmax(-1)).float().mean().item(),
+                         torch.allclose(logits, reference, atol=1e-5, rtol=1e-5)))
+    return rows
+
+
+def cuda_accuracies() -> dict[str, float]:
+    """Prompt-prediction accuracy of the model on the GPU, in each dtype."""
+    rows = heldout_rows()
+    return {f"cuda {str(dtype).removeprefix('torch.')}": prompt_accuracy(
+        rows, torch_predictions(load_pretrained().to("cuda", dtype), rows)) for dtype in (torch.float32, torch.float16)}
+
+
+def main():
+    print("TF32 allowed for float32 matmuls:", torch.backends.cuda.matmul.allow_tf32)
+    print(f"{'run':14} {'max abs error':>14} {'same argmax':>12}  allclose(1e-5)")
+    for name, error, agree, close in compare_on_cuda():
+        print(f"{name:14} {error:14.3e} {agree:12.1%}  {close}")
+    for name, accuracy in cuda_accuracies().items():
+        print(f"prompt accuracy, {name}: {accuracy:.4f}")

@@ -1,0 +1,42 @@
+"""Part B: the dispatch key set a tensor carries, and the method the text names that does not exist."""
+
+import torch
+
+from snippets.phase25.lab00.part_a_baseline import make_inputs
+
+
+def key_set(t: torch.Tensor) -> str:
+    """The tensor's DispatchKeySet as torch prints it."""
+    return str(torch._C._dispatch_keys(t))
+
+
+def missing_method() -> str:
+    """What `x._dispatch_key_set()` (the curriculum's call) really does."""
+    x, _, _ = make_inputs()
+    try:
+        x._dispatch_key_set()
+    except AttributeError as error:
+        return f"AttributeError: {error}"
+    return "x._dispatch_key_set() exists"
+
+
+def key_sets() -> dict[str, str]:
+    """Key sets across grad flags, dtypes, inference mode and the meta device."""
+    x, _, _ = make_inputs()
+    rows = {
+        "x (float32, requires_grad=True)": key_set(x),
+        "x.detach() (requires_grad=False)": key_set(x.detach()),
+    }
+    for dtype in (torch.float16, torch.bfloat16, torch.float64, torch.int64):
+        rows[f"torch.empty(1, dtype={dtype})"] = key_set(torch.empty(1, dtype=dtype))
+    with torch.inference_mode():
+        rows["made under torch.inference_mode()"] = key_set(torch.empty(1))
+    rows["torch.empty(1, device='meta')"] = key_set(torch.empty(1, device="meta"))
+    return rows
+
+
+def main():
+    print("x._dispatch_key_set() ->", missing_method())
+    print()
+    for label, keys in key_sets().items():
+        print(f"{label:36} {keys}")

@@ -1,0 +1,72 @@
+"""Key sets: what a tensor carries, what the thread adds and removes, and the key that wins."""
+
+import torch
+
+from snippets.phase25.lab00.part_a_baseline import make_inputs
+from snippets.phase25.theory01.dispatch_table import call_key_set, names
+
+C = torch._C
+
+
+def cpu_only(keys: C.DispatchKeySet) -> str:
+    """A key set's names with the autocast keys of other devices folded into a count."""
+    shown = [n for n in names(keys) if not n.startswith("Autocast") or n == "AutocastCPU"]
+    folded = len(names(keys)) - len(shown)
+    parts = shown + ([f"+{folded} Autocast keys of other devices"] if folded else [])
+    return ", ".join(parts) or "(nothing)"
+
+
+def layout_key_sets() -> dict[str, str]:
+    """Key sets that differ from a plain CPU tensor's: layout and lazy conjugation are keys, views are not."""
+    x, W, _ = make_inputs()
+    examples = {
+        "x": x,
+        "W.t() (a view)": W.t(),
+        "x.to_sparse()": x.detach().to_sparse(),
+        "torch.complex(x, x).conj()": torch.complex(x, x).conj(),
+    }
+    return {name: ", ".join(names(C._dispatch_keys(t))) for name, t in examples.items()}
+
+
+def thread_local_sets() -> dict[str, tuple[str, str]]:
+    """(include, exclude) key sets of this thread, by default and inside each context manager."""
+    contexts = {
+        "default": torch.enable_grad,
+        "torch.no_grad()": torch.no_grad,
+        "torch.inference_mode()": torch.inference_mode,
+        "torch.autocast('cpu')": lambda: torch.autocast("cpu"),
+    }
+    sets = {}
+    for name, context in contexts.items():
+        with context():
+            sets[name] = (cpu_only(C._dispatch_tls_local_include_set()), cpu_only(C._dispatch_tls_local_exclude_set()))
+    return sets
+
+
+def winning_keys() -> dict[str, tuple[str, str]]:
+    """(key set, highest key) of linear's addmm call (b, x, W.t()) in each situation."""
+    x, W, b = make_inputs()
+    situations = {
+        "default": torch.enable_grad,
+        "torch.no_grad()": torch.no_grad,
+        "torch.inference_mode()": torch.inference_mode,
+        "torch.autocast('cpu')": lambda: torch.autocast("cpu"),
+    }
+    winners = {}
+    for name, context in situations.items():
+        with context():
+            keys = call_key_set(b, x, W.t())
+            winners[name] = (", ".join(names(keys)), keys.highestPriorityTypeId().name)
+    return winners
+
+
+def main():
+    print("Key sets carried by tensors (lowest priority first):")
+    for name, keys in layout_key_sets().items():
+        print(f"  {name:<28} {keys}")
+    print("\nThread-local sets, added to and removed from every call:")
+    for name, (include, exclude) in thread_local_sets().items():
+        print(f"  {name:<22} include: {include}\n  {'':<22} exclude: {exclude}")
+    print("\nKey set of the addmm call inside linear(x, W, b), and the key that wins:")
+    for name, (keys, winner) in winning_keys().items():
+        print(f"  {name:<22} {keys}  ->  {winner}")

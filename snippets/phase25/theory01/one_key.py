@@ -1,0 +1,75 @@
+"""Register a Python kernel for one dispatch key of aten::addmm, watch dispatch change, then undo it."""
+
+import contextlib
+import warnings
+
+import torch
+import torch.nn.functional as F
+
+from snippets.phase25.lab00.part_a_baseline import make_inputs
+from snippets.phase25.theory01.dispatch_table import table
+
+
+@contextlib.contextmanager
+def kernel_for_key(qualname: str, key: str, kernel):
+    """Register `kernel` for one dispatch key of an existing operator while the block runs.
+
+    The scoped library is destroyed on exit, and the dispatcher falls back to the kernel it had before.
+    """
+    namespace, name = qualname.split("::")
+    with warnings.catch_warnings(), torch.library._scoped_library(namespace, "IMPL") as lib:
+        # torch warns once per process that an existing kernel is being overridden: expected here.
+        warnings.filterwarnings("ignore", message="Warning only once for all operators")
+        lib.impl(name, kernel, key)
+        yield
+
+
+def make_logging_addmm(calls: list):
+    """A CPU kernel for addmm written with other operators; it appends the shapes it receives to `calls`."""
+
+    def addmm_cpu(self, mat1, mat2, *, beta=1, alpha=1):
+        calls.append([tuple(t.shape) for t in (self, mat1, mat2)])
+        return beta * self + alpha * (mat1 @ mat2)  # matmul -> mm and mul/add: no addmm, no recursion
+
+    return addmm_cpu
+
+
+def rows(keys=("AutogradCPU", "CPU", "Meta")) -> list[str]:
+    """The rows of aten::addmm's table for a few keys, one line each."""
+    entries = table("aten::addmm")
+    return [f"{k:<12} {entries[k].kind:<16} {entries[k].where}" for k in keys]
+
+
+def experiment() -> dict[str, list[str]]:
+    """linear(x, W, b) before, during and after the override, with what each call went through."""
+    x, W, b = make_inputs()
+    reference = F.linear(x, W, b)
+    reference.sum().backward()
+    expected_grad = W.grad.clone()
+    W.grad = None
+    calls = []
+    report = {"aten::addmm before": rows()}
+    with kernel_for_key("aten::addmm", "CPU", make_logging_addmm(calls)):
+        report["aten::addmm inside the block"] = rows()
+        y = F.linear(x, W, b)
+        y.sum().backward()
+        report["linear(x, W, b) inside the block"] = [
+            f"our kernel ran {len(calls)} time(s), with shapes {calls[0]}",
+            f"y.grad_fn: {type(y.grad_fn).__name__}",
+            f"y, W.grad allclose to the built-in kernel's: {torch.allclose(y, reference, atol=1e-5)}, "
+            f"{torch.allclose(W.grad, expected_grad)}",
+        ]
+        meta = F.linear(x.to("meta"), W.to("meta"), b.to("meta"))
+        report["linear on meta tensors inside the block"] = [
+            f"our kernel ran {len(calls) - 1} more time(s); output shape {tuple(meta.shape)}"]
+    report["aten::addmm after the block"] = rows()
+    F.linear(x, W, b)
+    report["linear(x, W, b) after the block"] = [f"our kernel ran {len(calls) - 1} more time(s)"]
+    return report
+
+
+def main():
+    for label, lines in experiment().items():
+        print(f"{label}:")
+        for line in lines:
+            print(f"    {line}")

@@ -1,0 +1,109 @@
+"""9.4: profile training steps of the grammar MiniGPT with CPU (and CUDA) activities, shapes and stacks,
+and pick out by code every op above 5% of the total time. Timings change from run to run."""
+
+import re
+import warnings
+
+import torch
+import torch.nn.functional as F
+from torch.profiler import ProfilerActivity, profile
+
+from snippets.minigpt.torch_model import load_pretrained, sample_batch
+
+DEVICES = ("cpu", "cuda")
+TIMEOUT = 60
+THRESHOLD = 0.05
+BATCH = {"cpu": 8, "cuda": 256}
+
+
+def training_steps(device: str, batch: int, steps: int = 3):
+    """Profile `steps` forward + backward passes of the MiniGPT on (batch, 64) token ids, next-token loss."""
+    model = load_pretrained().train().to(device)
+    ids = sample_batch(batch, model.config.block_size + 1, seed=0).to(device)
+    inputs, targets = ids[:, :-1], ids[:, 1:]
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
+
+    def step():
+        logits = model(inputs)
+        loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten())
+        loss.backward()
+        model.zero_grad(set_to_none=True)
+
+    step()  # warm-up, outside the profile
+    with warnings.catch_warnings():
+        # torch 2.11 warns once per process that a profiler keeps only its last cycle: expected here.
+        warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
+        with profile(activities=activities, record_shapes=True, with_stack=True) as prof:
+            for _ in range(steps):
+                step()
+            if device == "cuda":
+                torch.cuda.synchronize()
+    return prof
+
+
+def self_times(prof, device: str) -> list[tuple[str, float, int, str]]:
+    """(op, self time in µs, calls, input shapes) per op and shape, longest first.
+
+    On a GPU the time is that of the kernels each op launched itself; the kernels' own rows are left
+    out so that no time is counted twice.
+    """
+    attribute = "self_device_time_total" if device == "cuda" else "self_cpu_time_total"
+    rows = [(e.key, getattr(e, attribute), e.count, str(e.input_shapes))
+            for e in prof.key_averages(group_by_input_shape=True)
+            if e.device_type == torch.autograd.DeviceType.CPU and getattr(e, attribute) > 0]
+    return sorted(rows, key=lambda row: -row[1])
+
+
+def above_threshold(rows, threshold: float = THRESHOLD) -> list[tuple[str, float]]:
+    """(op, share of the total) for every op, all its shapes together, above `threshold` of the total."""
+    total = sum(row[1] for row in rows)
+    per_op = {}
+    for name, time, _, _ in rows:
+        per_op[name] = per_op.get(name, 0.0) + time
+    return sorted(((name, time / total) for name, time in per_op.items() if time / total > threshold),
+                  key=lambda item: -item[1])
+
+
+def call_site(prof, op: str) -> list[str]:
+    """Python frames above the first call of `op` that has any, innermost first (with_stack).
+
+    torch 2.13 records each Python function call as an event of its own, a parent of the op; older
+    versions attach the frames to the op as `event.stack`. Both are read; frames stop at this file.
+    """
+    for event in prof.events():
+        if event.name != op:
+            continue
+        frames, parent = list(event.stack), event.cpu_parent
+        while parent is not None:
+            if ".py(" in parent.name or parent.name.startswith("<built-in"):
+                frames.append(parent.name)
+            parent = parent.cpu_parent
+        frames = [re.sub(r" at 0x[0-9a-f]+", "", f) for f in frames]  # no addresses on the page
+        frames = [f[f.find("snippets/"):] if "snippets/" in f else f for f in frames]
+        mine = [i for i, f in enumerate(frames) if "profiler_drill.py" in f]
+        if mine:
+            return frames[: mine[0] + 1]
+    return []
+
+
+def main():
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    batch = BATCH[device]
+    prof = training_steps(device, batch)
+    rows = self_times(prof, device)
+    total = sum(row[1] for row in rows)
+    clock = "GPU kernel" if device == "cuda" else "CPU"
+    print(f"3 training steps of the grammar MiniGPT on {device}, batch {batch} x 64 tokens; total self {clock} time {total / 1000:.2f} ms\n")
+    print(f"{'op':34} {'self µs':>9} {'share':>6} {'calls':>5}  input shapes")
+    for name, time, calls, shapes in rows[:10]:
+        print(f"{name[:34]:34} {time:9.0f} {time / total:6.1%} {calls:5}  {shapes[:48]}")
+    hot = above_threshold(rows)
+    print(f"\nOps above {THRESHOLD:.0%} of the total, all their shapes together:")
+    for name, share in hot:
+        print(f"    {name:34} {share:6.1%}")
+    found = [(name, frames) for name, _ in hot if (frames := call_site(prof, name))]
+    if found:
+        name, frames = found[0]
+        print(f"\nwith_stack: where {name}, the first of them called from Python, comes from:")
+        for frame in frames:
+            print(f"    {frame}")

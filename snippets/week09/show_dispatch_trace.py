@@ -1,0 +1,32 @@
+"""Step 1 as the text writes it: TORCH_SHOW_DISPATCH_TRACE=1, and _dispatch_print_registrations()."""
+
+import os
+import subprocess
+import sys
+
+import torch
+
+CHILD = "import torch; a = torch.ones(2); b = torch.ones(2); print('sum:', (a + b).tolist())"
+
+
+def traced_run() -> tuple[str, int]:
+    """Run `a + b` in a fresh Python with the variable set before torch is imported; (stdout, stderr bytes)."""
+    env = dict(os.environ, TORCH_SHOW_DISPATCH_TRACE="1")
+    done = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, check=True)
+    return done.stdout.strip(), len(done.stderr)
+
+
+def dispatch_functions() -> list[str]:
+    """The torch._C functions whose names mention registrations or dumps: what exists instead."""
+    return sorted(n for n in dir(torch._C) if n.startswith("_dispatch_") and ("registration" in n or "dump" in n))
+
+
+def main():
+    stdout, stderr_bytes = traced_run()
+    print("TORCH_SHOW_DISPATCH_TRACE=1 python -c \"...a + b...\"")
+    print(f"    stdout: {stdout!r}")
+    print(f"    stderr: {stderr_bytes} bytes")
+    print(f"\nhasattr(torch._C, '_dispatch_print_registrations'): {hasattr(torch._C, '_dispatch_print_registrations')}")
+    print("What torch._C has instead:")
+    for name in dispatch_functions():
+        print(f"    {name}")

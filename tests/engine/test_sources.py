@@ -1,0 +1,37 @@
+"""Snippet discovery, dependency closure, hashing and include parsing."""
+
+import pytest
+
+from engine.includes import Include, IncludeError, page_includes
+from engine.sources import closure, declarations, module_name, part_source, source_hash
+from tests.engine.sandbox import Sandbox
+
+
+def test_closure_follows_absolute_and_relative_imports(tmp_path):
+    box = Sandbox(tmp_path)
+    (tmp_path / "snippets" / "pkg").mkdir()
+    box.snippet("pkg/__init__.py", "")
+    box.snippet("pkg/base.py", "X = 1\n")
+    box.snippet("pkg/mid.py", "from .base import X\n")
+    top = box.snippet("top.py", "import os\nfrom snippets.pkg import mid\n")
+    names = [module_name(tmp_path, p) for p in closure(tmp_path, top)]
+    assert names == ["snippets", "snippets.pkg", "snippets.pkg.base", "snippets.pkg.mid", "snippets.top"]
+    before = source_hash(tmp_path, top)
+    (tmp_path / "snippets" / "pkg" / "base.py").write_text("X = 2\n")
+    assert source_hash(tmp_path, top) != before
+
+
+def test_declarations_and_parts(tmp_path):
+    box = Sandbox(tmp_path)
+    file = box.snippet("d.py", 'ISOLATE = True\nDEVICES = ["cpu", "cuda"]\n\n@staticmethod\ndef f():\n    return 1\n')
+    assert declarations(file).isolate and declarations(file).devices == ("cpu", "cuda")
+    assert part_source(file, "f") == "@staticmethod\ndef f():\n    return 1\n"
+
+
+def test_includes_parse_and_reject():
+    page = '```python exec="1"\nprint(snippet("a/b.py", call=None, show="code"))\n```\n'
+    assert page_includes(page) == [Include("a/b.py", call=None, show="code")]
+    with pytest.raises(IncludeError):
+        page_includes('```python exec="1"\nprint(snippet(path))\n```\n')
+    with pytest.raises(IncludeError):
+        page_includes('```python exec="1"\nprint(snippet("a.py", show="all"))\n```\n')

@@ -1,0 +1,61 @@
+"""Lab 00's acceptance, on what torch 2.13 really does."""
+
+import torch
+
+from snippets.phase25.lab00 import deliverable, part_a_baseline, part_b_key_sets, part_c_trace, part_d_addmm, stretch
+from snippets.phase25.lab00.part_e_profiler import profile_linear, summary
+
+
+def test_baseline_is_addmm_backward():
+    shape, node = part_a_baseline.baseline()
+    assert shape == torch.Size([2, 600]) and node == "AddmmBackward0"
+
+
+def test_key_sets_ignore_dtype_and_grad_flag():
+    rows = part_b_key_sets.key_sets()
+    cpu = "DispatchKeySet(CPU, ADInplaceOrView, AutogradCPU, AutocastCPU)"
+    assert rows["x (float32, requires_grad=True)"] == cpu
+    assert rows["x.detach() (requires_grad=False)"] == cpu
+    assert rows["torch.empty(1, dtype=torch.float16)"] == cpu
+    assert rows["made under torch.inference_mode()"] == "DispatchKeySet(CPU, AutocastCPU)"
+    assert part_b_key_sets.missing_method().startswith("AttributeError")
+
+
+def test_linear_is_seen_above_and_decomposed_below_the_dispatcher():
+    traces = part_c_trace.traces()
+    assert traces["TorchFunctionMode (Python API)"] == ["linear"]
+    assert traces["make_fx(pre_dispatch=True)"] == ["aten.linear.default"]
+    assert traces["TorchDispatchMode (below autograd)"] == ["aten.t.default", "aten.addmm.default"]
+
+
+def test_direct_addmm_needs_fewer_ops_only_with_w_t_made_before():
+    ops = part_d_addmm.comparisons()
+    assert len(ops["torch.addmm(b, x, Wt), Wt = W.T made before"]) < len(ops["F.linear(x, W, b)"])
+    assert ops["torch.addmm(b, x, W.T)"] == ["aten.permute.default", "aten.addmm.default"]
+    assert "aten.mm.default" in ops["(x @ W.T) + b"]
+
+
+def test_profiler_rows_for_forward_and_backward():
+    rows = summary(profile_linear())
+    names = {name for name, _, _ in rows}
+    assert {"aten::linear", "aten::addmm", "AddmmBackward0"} <= names
+    assert ("aten::linear", "[[2, 64], [600, 64], [600]]", 1) in rows
+    assert rows == summary(profile_linear())  # no timings: the same every run
+
+
+def test_grad_modes_and_half():
+    modes = stretch.grad_modes()
+    assert "AutogradCPU" in modes["torch.no_grad(): key set of the output"]
+    assert modes["torch.no_grad(): autograd keys excluded for this thread"] == "none"
+    assert modes["torch.inference_mode(): key set of the output"] == "DispatchKeySet(CPU, AutocastCPU)"
+    assert "Autograd" in modes["torch.inference_mode(): autograd keys excluded for this thread"]
+    half = stretch.half_input()
+    assert half["F.linear(x.half(), W, b)"].startswith("RuntimeError: mat1 and mat2 must have the same dtype")
+    assert half["ops under torch.autocast('cpu', bfloat16)"].count("aten._to_copy.default") == 3
+
+
+def test_deliverable_meets_the_acceptance_list(tmp_path):
+    out = deliverable.write_experiment(tmp_path / "25-dispatcher-trace")
+    assert sorted(p.name for p in out.iterdir()) == ["REPORT.md", "manifest.json", "trace.log"]
+    checks = deliverable.check_acceptance(out)
+    assert len(checks) == 6 and all(checks.values()), checks
