@@ -3,9 +3,10 @@
 A lab page (`docs/**/lab/*.md`, not an index) becomes `<stem>.ipynb` (default language) and
 `<stem>.<lang>.ipynb` (the others), written beside the page's HTML after the build and offered by
 a button on the page (engine/theme/main.html reads `page.meta["notebook"]`). Markdown cells are the
-page's prose; code cells are the snippet files its includes show (`page_includes`); each output
-is the one the page shows, from the same execution (the engine's cache) or the same GPU
-recording, so nothing runs twice and the notebook and the page cannot disagree.
+page's prose and the code it shows (read from the snippet files its includes name, `page_includes`);
+each call becomes a code cell that imports and runs it as the build did (a fresh process for
+ISOLATE snippets), holding the output the page shows: the same execution (the engine's cache) or
+the same GPU recording, so nothing runs twice and the notebook and the page cannot disagree.
 mkdocs-jupyter is not used: it renders raw source under mkdocs-static-i18n (README, "Notebooks").
 """
 
@@ -21,30 +22,32 @@ from engine import recordings, render
 from engine.includes import FENCE, Include, IncludeError, page_includes
 from engine.parity import ANY_FENCE, HEADING
 from engine.search_split import languages
-from engine.sources import SnippetError, declarations, module_name, part_source, snippet_path
+from engine.sources import PACKAGE, SnippetError, declarations, module_name, part_source, snippet_path
 
 log = logging.getLogger("mkdocs.engine")
 
-SETUP = "from engine.runner import seed_everything  # seeds random, NumPy and torch with 0"
+SETUP = "import sys\n\nfrom engine.runner import seed_everything  # seeds random, NumPy and torch with 0"
 TEXT = {
     "en": {
-        "intro": ("> This notebook was generated from the course page [{title}]({url}). Its code cells "
-                  "show the page's snippet files and open with the outputs the page shows, from the same "
-                  "run. To run them yourself, start Jupyter at the root of a clone of the course's "
-                  "repository: the cells import its `snippets` and `engine` packages."),
+        "intro": ("> This notebook was generated from the course page [{title}]({url}). Each snippet appears "
+                  "as the page shows it, followed by a code cell that makes the page's call, with the output the "
+                  "page shows, from the same run. To run the cells, start Jupyter at the root of a clone of the "
+                  "course's repository (they import its `snippets` and `engine` packages), and edit the snippet "
+                  "files there to experiment."),
         "setup": "Every call on the page ran right after seeding `random`, NumPy and torch with 0; so do the cells below.",
-        "isolate": "# The course runs this in a fresh Python process: restart the kernel first to get the same output.",
-        "gpu": "# Needs an NVIDIA GPU: the output below was recorded on one.",
+        "isolate": "The build ran this call in a fresh Python process (`python -m engine.child`), and so does the cell below.",
+        "gpu": "This call needs an NVIDIA GPU: the output below was recorded on one.",
         "gpu_also": "The same call, recorded on an NVIDIA GPU:",
     },
     "es": {
-        "intro": ("> Este notebook se generó a partir de la página del curso [{title}]({url}). Sus celdas de "
-                  "código muestran los archivos de snippet de la página y se abren con las salidas que "
-                  "muestra la página, de la misma ejecución. Para ejecutarlas tú, arranca Jupyter en la raíz "
-                  "de un clon del repositorio del curso: las celdas importan sus paquetes `snippets` y `engine`."),
+        "intro": ("> Este notebook se generó a partir de la página del curso [{title}]({url}). Cada snippet "
+                  "aparece tal como lo muestra la página, seguido de una celda de código que hace la llamada de la "
+                  "página, con la salida que muestra la página, de la misma ejecución. Para ejecutar las celdas, "
+                  "arranca Jupyter en la raíz de un clon del repositorio del curso (importan sus paquetes "
+                  "`snippets` y `engine`) y edita allí los archivos de snippet para experimentar."),
         "setup": "Cada llamada de la página se ejecutó justo después de fijar la semilla 0 en `random`, NumPy y torch; las celdas de abajo hacen lo mismo.",
-        "isolate": "# El curso ejecuta esto en un proceso de Python nuevo: reinicia el kernel antes para obtener la misma salida.",
-        "gpu": "# Necesita una GPU NVIDIA: la salida de abajo se grabó en una.",
+        "isolate": "La compilación ejecutó esta llamada en un proceso de Python nuevo (`python -m engine.child`), y la celda de abajo también.",
+        "gpu": "Esta llamada necesita una GPU NVIDIA: la salida de abajo se grabó en una.",
         "gpu_also": "La misma llamada, grabada en una GPU NVIDIA:",
     },
 }
@@ -53,7 +56,6 @@ HEADING_ATTRS = re.compile(r"[ \t]*\{[^}\n]*\}[ \t]*$")
 LINK = re.compile(r"(!?\[[^\]]*\]\()([^)\s]+)([^)]*\))")
 BLOCK = re.compile(r"^(?:(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?:[ \t]+\"(?P<title>[^\"]*)\")?|===[ \t]+\"(?P<tab>[^\"]*)\")[ \t]*\n"
                    r"(?P<body>(?:(?:[ \t]{4}.*)?\n)*)", re.MULTILINE)
-RELATIVE_IMPORT = re.compile(r"^(?P<indent>[ \t]*)from[ \t]+(?P<dots>\.+)(?P<rest>[\w.]*)[ \t]+import\b", re.MULTILINE)
 
 
 def is_lab(src_uri: str) -> bool:
@@ -81,18 +83,6 @@ def page_url(src: str, use_directory_urls: bool = True) -> str:
         return "" if str(path.parent) == "." else f"{path.parent}/"
     stem = path.with_suffix("")
     return f"{stem}/" if use_directory_urls else f"{stem}.html"
-
-
-def absolute_imports(source: str, module: str, is_package: bool) -> str:
-    """Relative imports rewritten as absolute ones: a notebook cell belongs to no package."""
-    package = module.split(".") if is_package else module.split(".")[:-1]
-
-    def fix(match: re.Match) -> str:
-        anchor = package[: len(package) - len(match["dots"]) + 1]
-        target = ".".join(anchor + ([match["rest"]] if match["rest"] else []))
-        return f"{match['indent']}from {target} import"
-
-    return RELATIVE_IMPORT.sub(fix, source)
 
 
 def site_link(src: str, target: str, base: str, use_directory_urls: bool = True) -> str:
@@ -151,26 +141,23 @@ def _prose_only(text: str, src: str, base: str, use_directory_urls: bool) -> str
     return _site_links(text, src, base, use_directory_urls)
 
 
-def code_source(root: Path, include: Include, lang: str) -> str:
-    """The code cell of one include: the code the page shows, then the call the page ran."""
+def source_markdown(root: Path, include: Include) -> str | None:
+    """The code the page shows, as a Markdown code block titled with its path (None for `show="output"`)."""
+    if include.show == "output":
+        return None
+    path = snippet_path(root, include.path)
+    return f"**`{PACKAGE}/{include.path}`**\n\n" + render.fence(part_source(path, include.part), "python").strip()
+
+
+def run_source(root: Path, include: Include) -> str | None:
+    """The code cell that makes the call the page made, the way the build made it (None when none)."""
+    if not include.call or include.show == "code":
+        return None
     path = snippet_path(root, include.path)
     module = module_name(root, path)
-    settings = declarations(path)
-    lines = []
-    if settings.isolate:
-        lines.append(TEXT[lang]["isolate"])
-    if "cpu" not in settings.devices:
-        lines.append(TEXT[lang]["gpu"])
-    if include.show == "output":
-        lines.append(f"from {module} import {include.call}")
-    else:
-        code = absolute_imports(part_source(path, include.part), module, path.name == "__init__.py")
-        if include.part:
-            lines.append(f"from {module} import *  # the module {include.part} lives in\n")
-        lines.append(code.rstrip())
-    if include.call and include.show != "code":
-        lines += ["", "", "seed_everything()", f"{include.call}()"]
-    return "\n".join(lines)
+    if declarations(path).isolate:  # a fresh Python, as engine.runner.run_in_subprocess starts it
+        return f"!{{sys.executable}} -m engine.child {module} {include.call}"
+    return f"from {module} import {include.call}\n\nseed_everything()\n{include.call}()"
 
 
 def outputs(site, include: Include, lang: str) -> tuple[str | None, list[str]]:
@@ -200,6 +187,41 @@ def outputs(site, include: Include, lang: str) -> tuple[str | None, list[str]]:
     return main, notes
 
 
+def _output(text: str, raw: bool):
+    """A stream output, or for `raw=True` includes (SVG, Markdown) the rich output the page inserts."""
+    from nbformat import v4
+
+    if not raw:
+        return v4.new_output("stream", name="stdout", text=text)
+    kind = "image/svg+xml" if text.lstrip().startswith("<svg") else "text/markdown"
+    return v4.new_output("display_data", data={kind: text, "text/plain": "<the page shows this as a picture>"})
+
+
+def include_cells(site, include: Include, lang: str, count: int) -> list:
+    """The cells of one include: its code as the page shows it, notes, the call with its output, provenance."""
+    from nbformat import v4
+
+    info = {"snippet": include.path, "call": include.call}
+    cells, shown = [], source_markdown(site.root, include)
+    if shown:
+        cells.append(v4.new_markdown_cell(shown, metadata={"nmb": {**info, "role": "code"}}))
+    source = run_source(site.root, include)
+    if source is None:
+        return cells
+    settings = declarations(snippet_path(site.root, include.path))
+    notes = ([TEXT[lang]["isolate"]] if settings.isolate else []) + ([TEXT[lang]["gpu"]] if "cpu" not in settings.devices else [])
+    if notes:
+        cells.append(v4.new_markdown_cell(" ".join(notes)))
+    output, provenance = outputs(site, include, lang)
+    cell = v4.new_code_cell(source, execution_count=count, metadata={"nmb": {
+        **info, "role": "run", "isolate": settings.isolate, "devices": list(settings.devices)}})
+    cell.outputs = [] if output is None else [_output(output, include.raw)]
+    cells.append(cell)
+    if provenance:
+        cells.append(v4.new_markdown_cell("\n\n".join(provenance)))
+    return cells
+
+
 def build_notebook(site, markdown: str, src: str, lang: str, title: str, base: str,
                    use_directory_urls: bool = True) -> dict:
     """The notebook (nbformat 4 JSON) of one language of one lab page."""
@@ -212,23 +234,12 @@ def build_notebook(site, markdown: str, src: str, lang: str, title: str, base: s
     cells = [v4.new_markdown_cell(TEXT[lang]["intro"].format(title=title, url=site_link(src, src, base, use_directory_urls))),
              v4.new_markdown_cell(TEXT[lang]["setup"]),
              v4.new_code_cell(SETUP, execution_count=1)]
-    count = 1
     for text, include in zip(prose, includes + [None]):
         text = prose_markdown(text, src, base, use_directory_urls)
         if text:
             cells.append(v4.new_markdown_cell(text))
-        if include is None:
-            break
-        output, notes = outputs(site, include, lang)
-        cell = v4.new_code_cell(code_source(site.root, include, lang))
-        if output is not None:
-            count += 1
-            cell.execution_count = count
-            cell.outputs = [v4.new_output("stream", name="stdout", text=output)]
-        cell.metadata["nmb"] = {"snippet": include.path, "call": include.call if output is not None else None}
-        cells.append(cell)
-        if notes:
-            cells.append(v4.new_markdown_cell("\n\n".join(notes)))
+        if include is not None:
+            cells += include_cells(site, include, lang, 1 + sum(c.cell_type == "code" for c in cells))
     for number, cell in enumerate(cells):
         cell.id = f"cell-{number}"  # stable ids: the same page gives the same file
     notebook = v4.new_notebook(cells=cells, metadata={
@@ -268,7 +279,7 @@ def write_all(config, site) -> list[Path]:
             markdown = source.read_text(encoding="utf-8")
             try:
                 notebook = build_notebook(site, markdown, src, lang, _title(markdown, page.stem),
-                                          base + prefix, config.use_directory_urls)
+                                          base + prefix if base else "", config.use_directory_urls)
             except (IncludeError, SnippetError) as error:
                 log.warning("engine: no notebook for [%s] %s: %s", lang, src, error)
                 continue

@@ -31,17 +31,42 @@ document.addEventListener("DOMContentLoaded", () => {
 });
 """
 DIAGRAMS_JS = """
-() => [...document.querySelectorAll("div.mermaid")].map(d => {
-  const svg = d.shadowRoot && d.shadowRoot.querySelector("svg");
-  if (!svg) return {rendered: false};
-  const ids = (svg.getAttribute("aria-labelledby") || "").split(/\\s+/).filter(Boolean);
-  const name = ids.map(id => (d.shadowRoot.getElementById(id) || {}).textContent || "").join(" ").trim();
-  const describedby = (svg.getAttribute("aria-describedby") || "").split(/\\s+/).filter(Boolean);
-  const description = describedby.map(id => (d.shadowRoot.getElementById(id) || {}).textContent || "").join(" ").trim();
-  const box = svg.getBoundingClientRect();
-  return {rendered: true, name, description, width: box.width, height: box.height,
-          error: /Syntax error|Parse error/i.test(svg.textContent)};
-})
+() => {
+  const named = (svg, root) => {
+    const ids = (svg.getAttribute("aria-labelledby") || "").split(/\\s+/).filter(Boolean);
+    const title = svg.querySelector(":scope > title");
+    return [svg.getAttribute("aria-label") || "",
+            ...ids.map(id => (root.getElementById(id) || {}).textContent || ""),
+            title ? title.textContent : ""].join(" ").trim();
+  };
+  const describe = (svg, root, kind) => {
+    const box = svg.getBoundingClientRect();
+    return {kind, rendered: true, name: named(svg, root), role: svg.getAttribute("role") || "",
+            width: box.width, height: box.height, error: /Syntax error|Parse error/i.test(svg.textContent)};
+  };
+  const mermaid = [...document.querySelectorAll("div.mermaid")].map(d => {
+    const svg = d.shadowRoot && d.shadowRoot.querySelector("svg");
+    return svg ? describe(svg, d.shadowRoot, "mermaid") : {kind: "mermaid", rendered: false};
+  });
+  const icons = ".md-icon, .twemoji, .md-button, .md-clipboard, .md-content__button, .headerlink, button, label";
+  const inline = [...document.querySelectorAll("article svg")]
+    .filter(svg => !svg.closest(icons) && !svg.parentElement.closest("svg"))
+    .map(svg => describe(svg, document, "svg"));
+  return [...mermaid, ...inline];
+}
+"""
+# Code is coloured by token class: one element per class (and per block style) stands for the rest,
+# so axe measures a few dozen spans instead of thousands (seconds per page on long pages).
+SAMPLE_CODE_JS = """
+() => {
+  const seen = new Set();
+  for (const element of document.querySelectorAll("pre code, pre code span")) {
+    const block = element.closest(".highlight");
+    const key = [block ? block.className : "", element.tagName, element.className].join("|");
+    if (!seen.has(key)) { seen.add(key); element.setAttribute("data-nmb-sample", ""); }
+  }
+  return seen.size;
+}
 """
 
 
@@ -144,30 +169,44 @@ class Reader:
         self.context.close()
 
 
-def axe_violations(page, rules: list[str] | None = None) -> list[str]:
-    """Serious and critical axe-core violations on the page (all rules, or only `rules`)."""
-    if not page.evaluate("() => typeof axe !== 'undefined'"):
-        page.evaluate(AXE_SOURCE)
-    options = {"resultTypes": ["violations"]}
-    if rules:
-        options["runOnly"] = {"type": "rule", "values": rules}
-    violations = page.evaluate("options => axe.run(document, options).then(r => r.violations)", options)
+def _axe(page, context: dict, options: dict) -> list[str]:
+    violations = page.evaluate("([context, options]) => axe.run(context, options).then(r => r.violations)",
+                               [context, {**options, "resultTypes": ["violations"]}])
     return [f"axe {v['id']} ({v['impact']}): {v['help']} at "
             + "; ".join(" ".join(map(str, n["target"])) for n in v["nodes"][:5])
             for v in violations if v["impact"] in SERIOUS]
 
 
-def diagram_problems(page, expected: int) -> list[str]:
-    """The `expected` diagrams (counted in the page's HTML) rendered, sized, error-free, with a text alternative."""
-    if expected:
+def axe_violations(page, contrast_only: bool = False) -> list[str]:
+    """Serious and critical axe-core violations on the page: every rule, or colour contrast only.
+
+    Contrast is measured on everything outside code blocks and on one sample of each kind of
+    highlighted token inside them."""
+    if not page.evaluate("() => typeof axe !== 'undefined'"):
+        page.evaluate(AXE_SOURCE)
+    samples = page.evaluate(SAMPLE_CODE_JS)
+    contrast_context = {"include": [["body"]] + ([["[data-nmb-sample]"]] if samples else []), "exclude": [["pre"]]}
+    problems = _axe(page, contrast_context, {"runOnly": {"type": "rule", "values": ["color-contrast"]}})
+    if not contrast_only:
+        problems += _axe(page, {"include": [["body"]]}, {"rules": {"color-contrast": {"enabled": False}}})
+    return problems
+
+
+def diagram_problems(page, mermaid: int) -> list[str]:
+    """Every diagram drawn, sized, free of errors, with a text alternative: the `mermaid` diagrams
+    counted in the page's HTML (the theme draws them into shadow roots) and every inline SVG."""
+    if mermaid:
         page.wait_for_function(f"() => [...document.querySelectorAll('div.mermaid')]"
-                               f".filter(d => d.shadowRoot && d.shadowRoot.querySelector('svg')).length >= {expected}",
+                               f".filter(d => d.shadowRoot && d.shadowRoot.querySelector('svg')).length >= {mermaid}",
                                timeout=15000)
     diagrams = page.evaluate(DIAGRAMS_JS)
-    problems = [] if len(diagrams) == expected else [f"{expected} diagram(s) in the HTML, {len(diagrams)} drawn"]
+    drawn = sum(d["kind"] == "mermaid" for d in diagrams)
+    problems = [] if drawn == mermaid else [f"{mermaid} Mermaid diagram(s) in the HTML, {drawn} drawn"]
     for number, diagram in enumerate(diagrams, 1):
         if not diagram["rendered"] or diagram["error"] or diagram["width"] < 20 or diagram["height"] < 20:
-            problems.append(f"diagram {number} did not render: {diagram}")
-        elif not diagram["name"] or not diagram["description"]:
-            problems.append(f"diagram {number} has no text alternative (give it accTitle: and accDescr:)")
+            problems.append(f"diagram {number} ({diagram['kind']}) did not render: {diagram}")
+        elif not diagram["name"] or not diagram["role"]:
+            problems.append(f"diagram {number} ({diagram['kind']}) has no text alternative: "
+                            + ("give it accTitle: and accDescr:" if diagram["kind"] == "mermaid"
+                               else 'give the <svg> role="img" and a <title>'))
     return problems

@@ -63,25 +63,21 @@ def toggle_problems(page) -> list[str]:
         return [f"a reader who prefers light gets the {scheme(page)!r} scheme"]
     if not switch_scheme(page, "slate"):
         return [f"the toggle left the {scheme(page)!r} scheme, not 'slate'"]
-    problems = [f"dark scheme: {v}" for v in axe_violations(page, ["color-contrast"])]
+    problems = [f"dark scheme: {v}" for v in axe_violations(page, contrast_only=True)]
     if not switch_scheme(page, "default"):
         problems.append(f"the toggle went back to {scheme(page)!r}, not 'default'")
     return problems
 
 
 def switcher_problems(page, server, site_page: SitePage) -> list[str]:
-    """The language selector leads to this page's twin, in the twin's language."""
+    """The language selector leads to this page's twin (whose own visit checks its language)."""
     page.locator(".md-select").first.hover()
     link = page.locator(f".md-select__link[hreflang={site_page.twin_lang}]")
-    with page.expect_navigation(wait_until="domcontentloaded"):
+    with page.expect_navigation(wait_until="commit"):
         link.click()
-    problems = []
     if page.url != server.url(site_page.twin):
-        problems.append(f"the language selector went to {page.url}, not {server.url(site_page.twin)}")
-    lang = page.evaluate("() => document.documentElement.lang")
-    if lang != site_page.twin_lang:
-        problems.append(f"the {site_page.twin_lang} twin says lang={lang!r}")
-    return problems
+        return [f"the language selector went to {page.url}, not {server.url(site_page.twin)}"]
+    return []
 
 
 def read_page(reader, server, site_dir: Path, site_page: SitePage) -> list[str]:

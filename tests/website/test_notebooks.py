@@ -11,8 +11,8 @@ import nbformat
 import pytest
 
 from engine.includes import page_includes
-from engine.notebooks import absolute_imports, is_lab, notebook_name, page_url, prose_markdown
-from engine.sources import declarations, snippet_path
+from engine.runner import CHILD_ERROR_MARK
+from engine.notebooks import is_lab, notebook_name, page_url, prose_markdown
 from engine.translations import english_pages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,8 +32,20 @@ def shown_blocks(page_html: str) -> set[str]:
     return {html.unescape(re.sub(r"<[^>]+>", "", block)).strip() for block in PRE.findall(page_html)}
 
 
-def snippet_cells(nb) -> list:
-    return [cell for cell in nb.cells if cell.cell_type == "code" and "nmb" in cell.metadata]
+def cells(nb, role: str) -> list:
+    """The cells generated for the page's includes: "code" (what the page shows) or "run" (its calls)."""
+    return [cell for cell in nb.cells if cell.metadata.get("nmb", {}).get("role") == role]
+
+
+def text_of(outputs) -> str:
+    """What a cell's outputs say: printed text, or the picture's source for a rich output."""
+    parts = []
+    for output in outputs:
+        if output.output_type == "stream":
+            parts.append(output.text)
+        elif output.output_type in ("display_data", "execute_result"):
+            parts.append(next(v for k, v in output.data.items() if k != "text/plain"))
+    return "".join(parts)
 
 
 def test_lab_pages_are_found():
@@ -54,53 +66,45 @@ def test_lab_offers_its_notebook_with_the_pages_outputs(built_site, src, lang):
     nbformat.validate(nb)
     source = DOCS / (src if lang == "en" else src.replace(".md", f".{lang}.md"))
     includes = page_includes(source.read_text(encoding="utf-8"))
-    cells = snippet_cells(nb)
-    assert [c.metadata["nmb"]["snippet"] for c in cells] == [i.path for i in includes]
+    assert [c.metadata["nmb"]["snippet"] for c in cells(nb, "code")] == [i.path for i in includes if i.show != "output"]
+    runs = cells(nb, "run")
+    assert [c.metadata["nmb"]["snippet"] for c in runs] == [i.path for i in includes if i.call and i.show != "code"]
     shown = shown_blocks(page_html)
-    for cell in cells:
+    for cell in runs:
         for output in cell.outputs:
-            assert output.text.strip() in shown, f"{name}: output of {cell.metadata['nmb']} is not on the page"
-    assert any(cell.outputs for cell in cells) == any(i.call and i.show != "code" for i in includes)
+            if output.output_type == "stream":
+                assert output.text.strip() in shown, f"{name}: output of {cell.metadata['nmb']} is not on the page"
+    assert all(cell.outputs for cell in runs if "cpu" in cell.metadata["nmb"]["devices"])
 
 
 @pytest.mark.parametrize("src", LABS)
 def test_both_languages_run_the_same_code(built_site, src):
     english, spanish = notebook(built_site, src, "en"), notebook(built_site, src, "es")
-    assert [c.source for c in snippet_cells(english)] == [c.source for c in snippet_cells(spanish)]
-    assert [c.outputs for c in snippet_cells(english)] == [c.outputs for c in snippet_cells(spanish)]
+    assert [c.source for c in cells(english, "run")] == [c.source for c in cells(spanish, "run")]
+    assert [c.outputs for c in cells(english, "run")] == [c.outputs for c in cells(spanish, "run")]
 
 
 @pytest.mark.parametrize("src", LABS)
 def test_notebook_runs_in_a_kernel_and_reproduces_its_outputs(built_site, root, src):
-    """Run every cell that a CPU can run; the outputs of in-process snippets come out identical."""
+    """Run every cell a CPU can run: in-process calls print exactly what the page shows; calls in a
+    fresh process (ISOLATE) succeed."""
     from nbclient import NotebookClient
 
     nb = notebook(built_site, src, "en")
-    runnable, compared = [], []
+    nb.cells = [c for c in nb.cells if "cpu" in c.metadata.get("nmb", {}).get("devices", ["cpu"])]
+    expected = {c.id: text_of(c.outputs) for c in cells(nb, "run")}
     for cell in nb.cells:
-        info = cell.metadata.get("nmb")
-        settings = declarations(snippet_path(root, info["snippet"])) if info else None
-        if settings and "cpu" not in settings.devices:
-            continue  # needs a GPU: its output is a recording
-        runnable.append(cell)
-        if info and info["call"] and not settings.isolate:
-            compared.append((cell, "".join(o.text for o in cell.outputs)))
-    for cell in runnable:
         if cell.cell_type == "code":
             cell.outputs = []
-    nb.cells = runnable
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(root)}}).execute()
-    assert compared, "the lab shows no in-process output to compare"
-    for cell, expected in compared:
-        got = "".join(output.get("text", "") for output in cell.outputs)
-        assert got == expected, f"{cell.metadata['nmb']}: the kernel printed {got!r}, the page shows {expected!r}"
-
-
-def test_relative_imports_become_absolute():
-    source = "from . import grammar\nfrom .tokenizer import encode\nfrom ..minigpt.x import y\nimport torch\n"
-    assert absolute_imports(source, "snippets.phase25.lab02.ops", is_package=False) == (
-        "from snippets.phase25.lab02 import grammar\nfrom snippets.phase25.lab02.tokenizer import encode\n"
-        "from snippets.phase25.minigpt.x import y\nimport torch\n")
+    assert expected, "the lab makes no call a CPU can run"
+    for cell in cells(nb, "run"):
+        got = text_of(cell.outputs)
+        if cell.metadata["nmb"]["isolate"]:
+            assert got.strip() and CHILD_ERROR_MARK.strip() not in got, f"{cell.metadata['nmb']} failed:\n{got}"
+        else:
+            assert got.strip() == expected[cell.id].strip(), \
+                f"{cell.metadata['nmb']}: the kernel printed {got!r}, the page shows {expected[cell.id]!r}"
 
 
 def test_prose_links_lead_to_the_site_from_the_notebook():
