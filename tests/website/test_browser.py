@@ -99,8 +99,8 @@ def read_page(reader, server, site_dir: Path, site_page: SitePage) -> list[str]:
         problems += axe_violations(page)
         problems += copy_button_problems(page)
         problems += toggle_problems(page)
-        problems += switcher_problems(page, server, site_page)
-        return problems + visit.problems()
+        problems += visit.problems()  # before leaving: what the twin loads is its own visit's business
+        return problems + switcher_problems(page, server, site_page)
     finally:
         visit.close()
 
