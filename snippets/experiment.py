@@ -3,6 +3,7 @@
 import datetime
 import hashlib
 import json
+import sys
 from pathlib import Path
 
 import torch
@@ -27,3 +28,25 @@ def write_manifest(out: Path, seed: int, package_dir: Path, **extra) -> dict:
     }
     (Path(out) / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return manifest
+
+
+MANIFEST_KEYS = frozenset({"torch", "seed", "timestamp", "code_hash"})
+
+
+def read_manifest(out: Path) -> dict:
+    return json.loads((Path(out) / "manifest.json").read_text(encoding="utf-8"))
+
+
+def has_manifest(out: Path) -> bool:
+    """Whether manifest.json holds the torch version, seed, timestamp and code hash."""
+    return MANIFEST_KEYS <= read_manifest(out).keys()
+
+
+def print_checklist(checks: dict[str, bool]) -> None:
+    for criterion, ok in checks.items():
+        print(f"[{'x' if ok else ' '}] {criterion}")
+
+
+def cli(write_experiment, default_out: Path) -> None:
+    """`python -m <lab>.deliverable [OUT_DIR]`: write the folder and say where."""
+    print(f"wrote {write_experiment(Path(sys.argv[1]) if len(sys.argv) > 1 else default_out)}")

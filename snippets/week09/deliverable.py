@@ -4,14 +4,12 @@ Usage: python -m snippets.week09.deliverable [OUT_DIR]
 On a machine with a GPU the traces are of CUDA tensors and list the kernels launched.
 """
 
-import json
-import sys
 import tempfile
 from pathlib import Path
 
 import torch
 
-from snippets.experiment import write_manifest
+from snippets.experiment import cli, has_manifest, print_checklist, read_manifest, write_manifest
 from snippets.phase25.theory01.cpu_gemm import build_settings
 from snippets.week09.layers import chain, layers
 
@@ -51,15 +49,13 @@ def write_experiment(out: Path = DEFAULT_OUT, device: str | None = None) -> Path
 def check_acceptance(out: Path) -> dict[str, bool]:
     """The lab's deliverable, checked on the folder."""
     text = (out / "TRACE.md").read_text(encoding="utf-8")
-    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    backend = "CUDA" if manifest["device"] == "cuda" else "CPU"
+    backend = "CUDA" if read_manifest(out)["device"] == "cuda" else "CPU"
     return {
         "TRACE.md documents a + b and torch.matmul": "## a + b" in text and "## torch.matmul(a, b)" in text,
         "a + b reaches aten.add.Tensor, matmul reaches aten.mm": "aten.add.Tensor" in text and "aten.mm.default" in text,
         f"both chains end at a {backend} kernel row": text.count(f"\n{backend} ") >= 2,
         "the autograd key is visited before the backend key": text.index(f"Autograd{backend}") < text.index(f"\n{backend} "),
-        "manifest has torch version, seed, timestamp and code hash":
-            {"torch", "seed", "timestamp", "code_hash"} <= manifest.keys(),
+        "manifest has torch version, seed, timestamp and code hash": has_manifest(out),
     }
 
 
@@ -71,9 +67,8 @@ def main():
             if line.startswith("#"):
                 print(f"{'    ' * (line.count('#', 0, 3) - 1)}{line.lstrip('# ')}")
         print()
-        for criterion, ok in check_acceptance(out).items():
-            print(f"[{'x' if ok else ' '}] {criterion}")
+        print_checklist(check_acceptance(out))
 
 
 if __name__ == "__main__":
-    print(f"wrote {write_experiment(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)}")
+    cli(write_experiment, DEFAULT_OUT)

@@ -3,14 +3,12 @@
 Usage: python -m snippets.phase25.lab00.deliverable [OUT_DIR]
 """
 
-import json
-import sys
 import tempfile
 from pathlib import Path
 
 import torch
 
-from snippets.experiment import write_manifest
+from snippets.experiment import cli, has_manifest, print_checklist, write_manifest
 from snippets.phase25.lab00.part_a_baseline import SEED
 from snippets.phase25.lab00.part_b_key_sets import key_sets
 from snippets.phase25.lab00.part_c_trace import traces
@@ -63,7 +61,6 @@ def check_acceptance(out: Path) -> dict[str, bool]:
     log = (out / "trace.log").read_text(encoding="utf-8")
     blocks = {b.split("\n", 1)[0][2:]: b.split("\n")[1:] for b in log.strip().split("\n\n")}
     text = (out / "REPORT.md").read_text(encoding="utf-8")
-    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     linear_ops = blocks["F.linear(x, W, b)"]
     return {
         "linear decomposes into aten.t + aten.addmm below autograd": linear_ops == ["aten.t.default", "aten.addmm.default"],
@@ -73,8 +70,7 @@ def check_acceptance(out: Path) -> dict[str, bool]:
         "profiler shows forward aten::linear/aten::addmm and backward AddmmBackward0 with the input shapes":
             all(s in text for s in ("`aten::linear`", "`aten::addmm`", "`AddmmBackward0`", "[[2, 64], [600, 64], [600]]")),
         "interpretation puts the autograd key above the CPU key": "autograd key sits above the CPU key" in text,
-        "manifest has torch version, seed, timestamp and code hash":
-            {"torch", "seed", "timestamp", "code_hash"} <= manifest.keys(),
+        "manifest has torch version, seed, timestamp and code hash": has_manifest(out),
     }
 
 
@@ -83,9 +79,8 @@ def main():
         out = write_experiment(Path(tmp) / DEFAULT_OUT.name)
         print(f"wrote {sorted(p.name for p in out.iterdir())}\n")
         print((out / "trace.log").read_text(encoding="utf-8"))
-        for criterion, ok in check_acceptance(out).items():
-            print(f"[{'x' if ok else ' '}] {criterion}")
+        print_checklist(check_acceptance(out))
 
 
 if __name__ == "__main__":
-    print(f"wrote {write_experiment(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)}")
+    cli(write_experiment, DEFAULT_OUT)

@@ -3,14 +3,12 @@
 Usage: python -m snippets.phase25.lab01.deliverable [OUT_DIR]
 """
 
-import json
-import sys
 import tempfile
 from pathlib import Path
 
 import torch
 
-from snippets.experiment import code_hash, write_manifest
+from snippets.experiment import cli, code_hash, has_manifest, print_checklist, read_manifest, write_manifest
 from snippets.minigpt.shipped import WEIGHTS_SHA256
 from snippets.phase25.lab01.chain import cross_entropy_graph, walk_by_hand
 from snippets.phase25.lab01.compare import NAMES, TOLERANCE, comparison, markdown_table, table
@@ -94,7 +92,6 @@ def write_experiment(out: Path = DEFAULT_OUT) -> Path:
 def check_acceptance(out: Path) -> dict[str, bool]:
     """The lab's acceptance list, checked on the folder."""
     text = {p.name: p.read_text(encoding="utf-8") for p in out.iterdir()}
-    manifest = json.loads(text["manifest.json"])
     float64_rows = [line for line in text["comparison.md"].splitlines() if "| float64 |" in line]
     head_float64 = [line for line in text["minigpt_head.md"].splitlines() if line.startswith("| float64 |")]
     nodes = ("NllLossBackward0", "LogSoftmaxBackward0", "AddmmBackward0", "TBackward0", "AccumulateGrad")
@@ -109,7 +106,7 @@ def check_acceptance(out: Path) -> dict[str, bool]:
             all(f"dL/d{v} =" in text["derivation.md"] for v in ("W", "b", "x")),
         "graph.svg is drawn from the live graph": "AddmmBackward0" in text["graph.svg"],
         "manifest has torch version, seed, timestamp and code hash":
-            {"torch", "seed", "timestamp", "code_hash"} <= manifest.keys() and manifest["torch"] == torch.__version__,
+            has_manifest(out) and read_manifest(out)["torch"] == torch.__version__,
     }
 
 
@@ -118,9 +115,8 @@ def main():
         out = write_experiment(Path(tmp) / DEFAULT_OUT.name)
         print(f"wrote {sorted(p.name for p in out.iterdir())}\n")
         print((out / "comparison.md").read_text(encoding="utf-8"))
-        for criterion, ok in check_acceptance(out).items():
-            print(f"[{'x' if ok else ' '}] {criterion}")
+        print_checklist(check_acceptance(out))
 
 
 if __name__ == "__main__":
-    print(f"wrote {write_experiment(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)}")
+    cli(write_experiment, DEFAULT_OUT)

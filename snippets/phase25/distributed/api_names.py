@@ -1,0 +1,34 @@
+"""The distributed API names the curriculum uses, looked up in the torch installed here."""
+
+from __future__ import annotations
+
+import importlib
+
+ISOLATE = True
+TIMEOUT = 60
+NAMES = [
+    ("torch.nn.parallel", "DistributedDataParallel"),
+    ("torch.distributed.fsdp", "FullyShardedDataParallel"),
+    ("torch.distributed.fsdp", "fully_shard"),
+    ("torch.distributed.tensor.parallel", "parallelize_module"),
+    ("torch.distributed.pipeline.sync", "Pipe"),
+    ("torch.distributed.pipelining", "ScheduleGPipe"),
+    ("torch.distributed.pipelining", "Schedule1F1B"),
+]
+
+
+def look_up(module: str, name: str) -> str:
+    """What `from module import name` gives: the kind of object, or the error."""
+    try:
+        found = getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError) as error:
+        return f"{type(error).__name__}: {error}"
+    return "class" if isinstance(found, type) else type(found).__name__
+
+
+def main():
+    import torch
+
+    print(f"torch {torch.__version__.split('+')[0]}")
+    for module, name in NAMES:
+        print(f"{module}.{name}: {look_up(module, name)}")

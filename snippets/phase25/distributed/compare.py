@@ -1,0 +1,103 @@
+"""The four patterns side by side: calls, bytes and parameters per rank for one training step."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import torch
+
+from snippets.phase25.distributed.ddp import ddp_rank
+from snippets.phase25.distributed.fsdp import fsdp_rank
+from snippets.phase25.distributed.launch import run_ranks
+from snippets.phase25.distributed.pipeline import pp_rank
+from snippets.phase25.distributed.tensor_parallel import tp_rank
+
+ISOLATE = True
+TIMEOUT = 300
+BATCHES = (8, 64)  # sequences of 16 tokens per step
+PATTERNS = {
+    "DDP": (ddp_rank, {}),
+    "FSDP2": (fsdp_rank, {}),
+    "TP": (tp_rank, {}),
+    "PP GPipe": (pp_rank, {"schedule": "GPipe"}),
+    "PP 1F1B": (pp_rank, {"schedule": "1F1B"}),
+}
+
+
+def compare_rank(device: torch.device, batches=BATCHES, timed_steps: int = 0) -> dict:
+    """Every pattern at every batch size, one after the other, in the same process group."""
+    return {f"{name} @{batch}": function(device, batch=batch, timed_steps=timed_steps, **kwargs)
+            for batch in batches for name, (function, kwargs) in PATTERNS.items()}
+
+
+def rows(ranks: list[dict], batches=BATCHES) -> list[dict]:
+    """One row per pattern, from every rank's results."""
+    table = []
+    for name in PATTERNS:
+        runs = {batch: [r[f"{name} @{batch}"] for r in ranks] for batch in batches}
+        first = runs[batches[0]]
+        calls = Counter()
+        for key, n in first[0]["counts"].items():
+            calls[key.split(":")[1]] += n
+        table.append({
+            "pattern": name,
+            "params": max(r["params"] for r in first),
+            "calls": dict(calls),
+            "sent": {batch: max(r["sent"] for r in runs[batch]) for batch in batches},
+            "grad_error": max(r["grad_error"] for batch in batches for r in runs[batch]),
+            "identical": len({r.get("grad_digest") for r in first}) == 1 if "grad_digest" in first[0] else None,
+            "step_ms": {batch: max(r["step_ms"] or 0 for r in runs[batch]) for batch in batches},
+        })
+    return table
+
+
+def crossover(row: dict, baseline: dict, batches=BATCHES) -> float | None:
+    """Batch size (sequences) at which a row's bytes reach the baseline's, fitting bytes = a + b * batch."""
+    (b0, b1), (y0, y1), (z0, z1) = batches, (row["sent"][b] for b in batches), (baseline["sent"][b] for b in batches)
+    slope = (y1 - y0) / (b1 - b0) - (z1 - z0) / (b1 - b0)
+    return None if slope <= 0 else b0 + (z0 - y0) / slope
+
+
+def format_table(table: list[dict], batches=BATCHES, times: bool = False) -> str:
+    """The comparison as aligned text."""
+    header = f"{'pattern':<9} {'params/rank':>11}  {'calls per step (rank 0)':<31}" + "".join(
+        f" {'sent/rank @' + str(b):>14}" for b in batches)
+    if times:
+        header += "".join(f" {'ms/step @' + str(b):>12}" for b in batches)
+    lines = [header + f" {'max |grad err|':>15}"]
+    for row in table:
+        calls = ", ".join(f"{n} {kind}" for kind, n in row["calls"].items())
+        line = f"{row['pattern']:<9} {row['params']:>11,}  {calls:<31}" + "".join(
+            f" {row['sent'][b]:>14,}" for b in batches)
+        if times:
+            line += "".join(f" {row['step_ms'][b]:>12.2f}" for b in batches)
+        lines.append(line + f" {row['grad_error']:>15.1e}")
+    return "\n".join(lines)
+
+
+def verdicts(table: list[dict], batches=BATCHES) -> list[str]:
+    """What the numbers say, computed from them."""
+    by_name = {row["pattern"]: row for row in table}
+    ddp = by_name["DDP"]
+    fewest = min(table, key=lambda row: sum(row["calls"].values()))
+    lines = [f"DDP gradients bitwise identical on every rank: {ddp['identical']}",
+             f"fewest calls per step: {fewest['pattern']} ({sum(fewest['calls'].values())})",
+             f"fewest parameters per rank: {min(table, key=lambda row: row['params'])['pattern']}"]
+    for row in table:
+        if row is not ddp:
+            grows = row["sent"][batches[-1]] > row["sent"][batches[0]]
+            point = crossover(row, ddp, batches)
+            ratio = row["sent"][batches[0]] / ddp["sent"][batches[0]]
+            lines.append(f"{row['pattern']}: {ratio:.2f} x DDP's bytes at {batches[0]} sequences; "
+                         + ("they grow with the batch" if grows else "they do not depend on the batch")
+                         + (f" and pass DDP's from about {point:.0f} sequences" if grows and point else ""))
+    return lines
+
+
+def main():
+    ranks = run_ranks(compare_rank, backend="gloo", timeout=240)
+    table = rows(ranks)
+    print(f"One training step on 2 ranks over gloo; batches of {' and '.join(map(str, BATCHES))} "
+          "sequences of 16 tokens; bytes each rank sends (ring algorithms)")
+    print(format_table(table))
+    print("\n".join(verdicts(table)))

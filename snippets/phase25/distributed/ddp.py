@@ -1,0 +1,49 @@
+"""DDP: a full replica on every rank, half the batch each, gradients all-reduced in backward."""
+
+from __future__ import annotations
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+from snippets.phase25.distributed.harness import digest, grad_error, metered_step, step_time_ms
+from snippets.phase25.distributed.launch import run_ranks
+from snippets.phase25.distributed.report import comm_lines
+from snippets.phase25.distributed.model import build_model, loss_fn, make_batch, reference_grads
+
+ISOLATE = True
+TIMEOUT = 240
+
+
+def ddp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:
+    """One rank of DDP: train one step on this rank's half of the batch."""
+    rank, world = dist.get_rank(), dist.get_world_size()
+    model = build_model(device)
+    inputs, targets = make_batch(batch, device)
+    reference = reference_grads(model, inputs, targets)
+    mine = slice(rank * batch // world, (rank + 1) * batch // world)
+    ddp = DistributedDataParallel(model)
+    optimizer = torch.optim.SGD(ddp.parameters(), lr=0.1)
+
+    def step(mark):
+        mark("forward")
+        loss = loss_fn(ddp(inputs[mine]), targets[mine])
+        mark("backward")
+        loss.backward()
+
+    comm = metered_step(step, optimizer, world)
+    return {"rank": rank, "rows": [mine.start, mine.stop], **comm,
+            "params": sum(p.numel() for p in model.parameters()),
+            "grad_digest": digest(p.grad for p in model.parameters()),
+            "grad_error": grad_error(model.named_parameters(), reference),
+            "step_ms": step_time_ms(step, optimizer, device, timed_steps) if timed_steps else None}
+
+
+def main():
+    ranks = run_ranks(ddp_rank, backend="gloo")
+    print(f"DDP on {len(ranks)} ranks over gloo: every rank holds all {ranks[0]['params']:,} parameters")
+    for r in ranks:
+        print(f"rank {r['rank']}: sequences {r['rows'][0]}-{r['rows'][1] - 1}, gradient digest {r['grad_digest']}, "
+              f"max |grad - one process| {r['grad_error']:.1e}")
+    print("gradients bitwise identical on every rank:", len({r["grad_digest"] for r in ranks}) == 1)
+    print("\n".join(comm_lines(ranks[0])))

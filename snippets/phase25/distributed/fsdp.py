@@ -1,0 +1,62 @@
+"""FSDP2: every parameter sharded across ranks, gathered for compute, gradients reduce-scattered."""
+
+from __future__ import annotations
+
+import torch
+import torch.distributed as dist
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.fsdp import fully_shard
+
+from snippets.phase25.distributed.harness import grad_error, metered_step, step_time_ms
+from snippets.phase25.distributed.launch import run_ranks
+from snippets.phase25.distributed.report import comm_lines, shape
+from snippets.phase25.distributed.model import build_model, loss_fn, make_batch, reference_grads
+
+ISOLATE = True
+TIMEOUT = 240
+SHOWN = ("tok_emb.weight", "pos_emb.weight", "blocks.0.ln1.weight", "blocks.0.attn.qkv.weight",
+         "blocks.0.mlp.fc.weight", "blocks.0.mlp.proj.weight", "lm_head.weight", "lm_head.bias")
+
+
+def fsdp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:
+    """One rank of FSDP2: shard each block and the root, train one step on half the batch."""
+    rank, world = dist.get_rank(), dist.get_world_size()
+    model = build_model(device)
+    inputs, targets = make_batch(batch, device)
+    reference = reference_grads(model, inputs, targets)
+    mine = slice(rank * batch // world, (rank + 1) * batch // world)
+    mesh = init_device_mesh(device.type, (world,))
+    for block in model.blocks:
+        fully_shard(block, mesh=mesh)
+    fully_shard(model, mesh=mesh)  # the root: embedding and LM head
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+
+    def step(mark):
+        mark("forward")
+        loss = loss_fn(model(inputs[mine]), targets[mine])
+        mark("backward")
+        loss.backward()
+
+    comm = metered_step(step, optimizer, world)
+    return {"rank": rank, **comm,
+            "shards": {name: [list(p.shape), list(p.to_local().shape)] for name, p in model.named_parameters()},
+            "placements": sorted({str(p.placements) for p in model.parameters()}),
+            "params": sum(p.to_local().numel() for p in model.parameters()),
+            "grad_error": grad_error(model.named_parameters(), reference),
+            "step_ms": step_time_ms(step, optimizer, device, timed_steps) if timed_steps else None}
+
+
+def main():
+    ranks = run_ranks(fsdp_rank, backend="gloo")
+    print(f"FSDP2 on {len(ranks)} ranks over gloo: fully_shard on each block, then on the root; "
+          f"every parameter is now a DTensor placed {', '.join(ranks[0]['placements'])}")
+    print(f"{'parameter':<25} {'full':>8}" + "".join(f" {'rank ' + str(r['rank']):>8}" for r in ranks))
+    for name in SHOWN:
+        full = ranks[0]["shards"][name][0]
+        print(f"{name:<25} {shape(full):>8}" + "".join(f" {shape(r['shards'][name][1]):>8}" for r in ranks))
+    print(f"... and {len(ranks[0]['shards']) - len(SHOWN)} more tensors, each cut the same way along dim 0")
+    total = sum(r["params"] for r in ranks)
+    for r in ranks:
+        print(f"rank {r['rank']} holds {r['params']:,} of {total:,} parameters; "
+              f"max |grad - one process| {r['grad_error']:.1e}")
+    print("\n".join(comm_lines(ranks[0])))

@@ -1,0 +1,119 @@
+"""Pipeline parallel: the model cut in two stages, micro-batches flowing through GPipe or 1F1B."""
+
+from __future__ import annotations
+
+import functools
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe
+
+from snippets.phase25.distributed.harness import grad_error, metered_step, step_time_ms
+from snippets.phase25.distributed.launch import run_ranks
+from snippets.phase25.distributed.report import comm_lines
+from snippets.phase25.distributed.timeline import draw, idle_ticks, peak_in_flight, place
+from snippets.phase25.distributed.model import build_model, loss_fn, make_batch, reference_grads
+
+ISOLATE = True
+TIMEOUT = 240
+SCHEDULES = {"GPipe": ScheduleGPipe, "1F1B": Schedule1F1B}
+
+
+class FirstStage(nn.Module):
+    """Stage 0 of the MiniGPT: token and position embeddings, then block 0 (the model's own modules)."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.tok_emb, self.pos_emb, self.block = model.tok_emb, model.pos_emb, model.blocks[0]
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        positions = torch.arange(idx.shape[1], device=idx.device)
+        return self.block(self.tok_emb(idx) + self.pos_emb(positions))
+
+
+class LastStage(nn.Module):
+    """Stage 1 of the MiniGPT: block 1, the final LayerNorm and the LM head."""
+
+    def __init__(self, model: nn.Module):
+        super().__init__()
+        self.block, self.ln_f, self.lm_head = model.blocks[1], model.ln_f, model.lm_head
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.lm_head(self.ln_f(self.block(x)))
+
+
+def record_actions(stage: PipelineStage, actions: list[str]) -> None:
+    """Append to `actions` every forward (F) and backward (B) the schedule runs on this stage."""
+    for method, label in [("forward_one_chunk", "F"), ("backward_one_chunk", "B")]:
+        original = getattr(stage, method)
+
+        @functools.wraps(original)
+        def logged(chunk, *args, _original=original, _label=label, **kwargs):
+            actions.append(f"{_label}{chunk}")
+            return _original(chunk, *args, **kwargs)
+
+        setattr(stage, method, logged)
+
+
+def planned_actions(pipe, rank: int) -> list[str] | None:
+    """The schedule's own plan for this rank (its `pipeline_order`, where torch has one) as F/B."""
+    plan = getattr(pipe, "pipeline_order", None)
+    if plan is None:
+        return None
+    return [f"{a.computation_type.value}{a.microbatch_index}" for a in plan[rank]
+            if a is not None and a.computation_type.value in ("F", "B")]
+
+
+def pp_rank(device: torch.device, schedule: str = "GPipe", batch: int = 8, microbatches: int = 4,
+            timed_steps: int = 0) -> dict:
+    """One rank of a two-stage pipeline: rank 0 feeds the batch, the last rank computes the loss."""
+    rank, world = dist.get_rank(), dist.get_world_size()
+    model = build_model(device)
+    inputs, targets = make_batch(batch, device)
+    reference = reference_grads(model, inputs, targets)
+    module = (FirstStage if rank == 0 else LastStage)(model)
+    stage = PipelineStage(module, rank, world, device)
+    pipe = SCHEDULES[schedule](stage, n_microbatches=microbatches, loss_fn=loss_fn)
+    actions = []
+    record_actions(stage, actions)
+    optimizer = torch.optim.SGD(module.parameters(), lr=0.1)
+
+    def step(mark):
+        actions.clear()
+        if rank == 0:
+            pipe.step(inputs)
+        else:
+            pipe.step(target=targets)
+
+    comm = metered_step(step, optimizer, world, comm_debug=False, pipeline_rank=rank)
+    mine = {id(p) for p in module.parameters()}
+    return {"rank": rank, "schedule": schedule, **comm, "actions": list(actions),
+            "planned": planned_actions(pipe, rank),
+            "params": sum(p.numel() for p in module.parameters()),
+            "grad_error": grad_error([(n, p) for n, p in model.named_parameters() if id(p) in mine], reference),
+            "step_ms": step_time_ms(step, optimizer, device, timed_steps) if timed_steps else None}
+
+
+def pp_both_rank(device: torch.device, **kwargs) -> dict:
+    """GPipe, then 1F1B, in the same pair of processes."""
+    return {name: pp_rank(device, schedule=name, **kwargs) for name in SCHEDULES}
+
+
+def main():
+    ranks = run_ranks(pp_both_rank, backend="gloo")
+    for name in SCHEDULES:
+        runs = [r[name] for r in ranks]
+        actions = [r["actions"] for r in runs]
+        idle, total = idle_ticks(place(actions))
+        print(f"{name}: {len(runs)} stages, {len(actions[0]) // 2} micro-batches; "
+              "one tick per forward (F) or backward (B), ·· = bubble")
+        print(draw(actions))
+        for r, waits in zip(runs, idle):
+            plan = "the same" if r["planned"] == r["actions"] else " ".join(r["planned"] or ["none"])
+            print(f"rank {r['rank']} ran {' '.join(r['actions'])}; the schedule's pipeline_order: {plan}")
+            print(f"  idle {waits} of {total} ticks; at most {peak_in_flight(r['actions'])} micro-batches "
+                  f"of activations held at once")
+            print(f"  {r['params']:,} parameters; max |grad - one process| {r['grad_error']:.1e}")
+            print("  " + "\n  ".join(comm_lines(r)))
+        print()

@@ -1,0 +1,71 @@
+"""Tensor parallel with DTensor: each block's MLP split, fc by columns then proj by rows."""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
+
+from snippets.phase25.distributed.harness import grad_error, metered_step, step_time_ms
+from snippets.phase25.distributed.launch import run_ranks
+from snippets.phase25.distributed.report import comm_lines, shape
+from snippets.phase25.distributed.model import build_model, loss_fn, make_batch, reference_grads
+
+ISOLATE = True
+TIMEOUT = 240
+
+
+def split_attention(model: nn.Module, mesh, inputs: torch.Tensor) -> str:
+    """Try the same column-then-row split on (a copy of) block 0's attention: what happens."""
+    attention = copy.deepcopy(model.blocks[0].attn)
+    parallelize_module(attention, mesh, {"qkv": ColwiseParallel(), "proj": RowwiseParallel()})
+    try:
+        with torch.no_grad():
+            attention(model.tok_emb(inputs))
+    except ValueError as error:
+        return f"{type(error).__name__}: {error}"
+    return "it ran"
+
+
+def tp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:
+    """One rank of tensor parallel: both ranks see the whole batch and hold half of each block."""
+    rank, world = dist.get_rank(), dist.get_world_size()
+    model = build_model(device)
+    inputs, targets = make_batch(batch, device)
+    reference = reference_grads(model, inputs, targets)
+    mesh = init_device_mesh(device.type, (world,))
+    attention = split_attention(model, mesh, inputs)
+    for block in model.blocks:
+        parallelize_module(block.mlp, mesh, {"fc": ColwiseParallel(), "proj": RowwiseParallel()})
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, foreach=False)  # the unsplit layers stay plain tensors: CUDA's foreach step cannot mix them with DTensors
+
+    def step(mark):
+        mark("forward")
+        loss = loss_fn(model(inputs), targets)
+        mark("backward")
+        loss.backward()
+
+    comm = metered_step(step, optimizer, world)
+    mlp = model.blocks[0].mlp
+    return {"rank": rank, **comm, "attention": attention,
+            "shards": {name: [list(p.shape), list(p.to_local().shape), str(p.placements[0])]
+                       for name, p in mlp.named_parameters()},
+            "params": sum(getattr(p, "_local_tensor", p).numel() for p in model.parameters()),
+            "grad_error": grad_error(model.named_parameters(), reference),
+            "step_ms": step_time_ms(step, optimizer, device, timed_steps) if timed_steps else None}
+
+
+def main():
+    ranks = run_ranks(tp_rank, backend="gloo")
+    print(f"Tensor parallel on {len(ranks)} ranks over gloo: both ranks read the whole batch")
+    print(f"{'blocks.0.mlp':<12} {'full':>8} {'local':>8}  placement")
+    for name, (full, local, placement) in ranks[0]["shards"].items():
+        print(f"{name:<12} {shape(full):>8} {shape(local):>8}  {placement}")
+    for r in ranks:
+        print(f"rank {r['rank']} holds {r['params']:,} parameters; max |grad - one process| {r['grad_error']:.1e}")
+    print(f"the same split on blocks.0.attn (qkv, proj): {ranks[0]['attention']}")
+    print("\n".join(comm_lines(ranks[0])))

@@ -1,0 +1,96 @@
+"""Lab 02's deliverable: the custom op's checks written to an experiment folder.
+
+    python -m snippets.phase25.lab02.deliverable [OUT_DIR]     # default: experiments/lab02-custom-op
+
+Writes checks.json (gradcheck, opcheck, torch.compile), the generated code that calls the op
+(generated_forward.py, generated_backward.py) and manifest.json. Without a GPU, the Triton kernels
+run in the interpreter (TRITON_INTERPRET=1 is set before they are imported).
+"""
+
+import datetime
+import json
+import os
+import sys
+from pathlib import Path
+
+import torch
+
+DEFAULT_DIR = Path("experiments/lab02-custom-op")
+ROOT = Path(__file__).resolve().parents[3]
+SEED = 0
+
+
+def checks(device: str) -> tuple[dict, dict[str, str]]:
+    """gradcheck, opcheck and torch.compile verdicts, and the generated code by pass."""
+    from snippets.phase25.lab02 import compile_demo, gradcheck_demo, opcheck_demo
+    from snippets.phase25.lab02.generated import call_function, compile_step
+
+    torch.manual_seed(SEED)
+    gradchecks = {f"{shape} fast_mode={fast}": gradcheck_demo.check(shape, fast, device)
+                  for shape, fast in (((4, 10), False), ((2, 600), True))}
+    opchecks = opcheck_demo.results(device)
+    model = compile_demo.Head().to(device)
+    x = torch.randn(2, 64, device=device, requires_grad=True)
+    explanation = torch._dynamo.explain(model)(x)
+    difference, codes = compile_step(model, x)
+    generated = {name: call_function(code) for name, code in zip(("forward", "backward"), codes, strict=True)}
+    results = {
+        "gradcheck": gradchecks,
+        "opcheck": opchecks,
+        "compile": {
+            "fullgraph": True,
+            "graphs": explanation.graph_count,
+            "graph_breaks": explanation.graph_break_count,
+            "max_abs_difference_vs_eager": difference,
+            "calls_custom_op": {name: f"torch.ops.nmb.{op}.default(" in code
+                                for (name, code), op in zip(generated.items(), ("softmax", "softmax_backward"))},
+        },
+    }
+    return results, generated
+
+
+def manifest(device: str) -> dict:
+    """Versions, seed, time and the hash of the code that produced the folder."""
+    from engine.sources import source_hash
+
+    import triton
+
+    return {
+        "lab": "phase-25 lab 02: the Triton softmax as a custom op",
+        "command": "python -m snippets.phase25.lab02.deliverable",
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "device": torch.cuda.get_device_name(0) if device == "cuda" else "cpu (Triton interpreter)",
+        "seed": SEED,
+        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "code_hash": source_hash(ROOT, Path(__file__)),
+    }
+
+
+def write(out_dir: Path) -> dict:
+    """Run the checks and write the experiment folder; returns the checks."""
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cpu":
+        os.environ.setdefault("TRITON_INTERPRET", "1")
+    results, generated = checks(device)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "checks.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    for name, code in generated.items():
+        (out_dir / f"generated_{name}.py").write_text(code + "\n", encoding="utf-8")
+    (out_dir / "manifest.json").write_text(json.dumps(manifest(device), indent=2) + "\n", encoding="utf-8")
+    return results
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    out_dir = Path(args[0]) if args else DEFAULT_DIR
+    results = write(out_dir)
+    passed = (all(results["gradcheck"].values())
+              and all(v == "SUCCESS" for verdicts in results["opcheck"].values() for v in verdicts.values())
+              and results["compile"]["graph_breaks"] == 0)
+    print(f"wrote {out_dir}: {', '.join(sorted(p.name for p in out_dir.iterdir()))}")
+    print("all checks passed" if passed else "SOME CHECKS FAILED: see checks.json")
+
+
+if __name__ == "__main__":
+    main()
