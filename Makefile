@@ -3,10 +3,15 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# Headless Chromium for the browser tests: Debian's package, driven by Playwright's Python API
+# (Playwright's own browser download is never used). CHROMIUM=... points at another binary.
+CHROMIUM ?= /usr/bin/chromium
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
+export NMB_CHROMIUM := $(CHROMIUM)
 
-.PHONY: setup serve build test bench record clean
+.PHONY: setup browser serve build test bench record clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -15,13 +20,19 @@ $(STAMP): requirements.txt
 
 setup: $(STAMP)
 
+$(CHROMIUM):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-liberation
+
+browser: $(CHROMIUM)
+
 serve: setup
 	$(PY) -m mkdocs serve --dev-addr 127.0.0.1:8000 --livereload
 
 build: setup
 	$(PY) -m mkdocs build --strict --site-dir site
 
-test: setup
+test: setup browser
 	$(PY) -m pytest
 
 bench: setup
@@ -32,4 +43,4 @@ record:
 	$(PYTHON) -m engine.record
 
 clean:
-	rm -rf site .cache
+	rm -rf site .cache artifacts

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the engine package itself, wherever the config lives
     sys.path.insert(0, str(ROOT))
 
-from engine import pages, render, search_split, translations  # noqa: E402
+from engine import notebooks, pages, render, search_split, translations  # noqa: E402
 from engine.execute import Executor  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
 
@@ -57,6 +57,7 @@ def _lang(config) -> str:
 def on_page_markdown(markdown, page, config, files):
     site = pages.current()
     site.start_page(page.file.src_uri, _lang(config))
+    notebooks.offer(page, config)
     try:
         _state["expected"][site.page, site.lang] = len(page_includes(markdown))
     except IncludeError as error:
@@ -93,6 +94,7 @@ def _report(site) -> None:
 def on_post_build(config):
     site = pages.current()
     search_split.split_by_language(Path(config.site_dir), config)
+    notebooks.write_all(config, site)
     executed = site.executor.executed
     log.info("engine: %d snippet call(s) executed in this process so far", len(executed))
     stats = Path(config.config_file_path).parent / ".cache" / "last-build.json"

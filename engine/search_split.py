@@ -31,8 +31,9 @@ def _write_index(path: Path, index: dict, docs: list[dict], lang: str) -> None:
 def _rebase(html: str, lang: str) -> str:
     def fix(match: re.Match) -> str:
         data = json.loads(match.group(2))
-        if not data["base"].endswith(f"/{lang}"):  # idempotent: each pass may call this
-            data["base"] = f"{data['base']}/{lang}"
+        if not data["base"].endswith(f"/{lang}/"):  # idempotent: each pass may call this
+            # the trailing slash matters: the theme resolves "search/..." and result URLs against it
+            data["base"] = f"{data['base']}/{lang}/"
         return match.group(1) + json.dumps(data) + match.group(3)
 
     return CONFIG.sub(fix, html, count=1)

@@ -29,7 +29,7 @@ def svg_chart(peak_gbps: float, timings: list[Timing], pass_name: str) -> str:
     width = left + plot + 130
     scale = plot / max(1.0, max(t.gbps / peak_gbps for t in rows))
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12" fill="currentColor">',
+             f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12" fill="currentColor" role="img">',
              f'<title>softmax {pass_name}: share of the peak copy bandwidth ({peak_gbps:.0f} GB/s)</title>',
              f'<text x="{left}" y="16" font-weight="bold">{pass_name}: share of the peak copy bandwidth '
              f'({peak_gbps:.0f} GB/s), and median time</text>']

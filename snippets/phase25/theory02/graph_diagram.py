@@ -61,7 +61,8 @@ def svg(root, leaves, box_height: int = 28, row_gap: int = 36, char_width: float
     height = gap * 2 + len(rows) * box_height + (len(rows) - 1) * row_gap
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{total:.0f}" height="{height}" '
              f'viewBox="0 0 {total:.0f} {height}" font-family="monospace" font-size="13" '
-             'fill="currentColor" stroke="currentColor">',
+             'fill="currentColor" stroke="currentColor" role="img">',
+             f"<title>{escape(tree_text(root, leaves))}</title>",  # the text alternative: the same graph as text
              '<defs><marker id="grad-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
              'markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" stroke="none"/></marker></defs>']
     for e in edges:

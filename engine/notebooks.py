@@ -1,0 +1,289 @@
+"""Every lab page as a Jupyter notebook, in each language, opening with the build's outputs.
+
+A lab page (`docs/**/lab/*.md`, not an index) becomes `<stem>.ipynb` (default language) and
+`<stem>.<lang>.ipynb` (the others), written beside the page's HTML after the build and offered by
+a button on the page (engine/theme/main.html reads `page.meta["notebook"]`). Markdown cells are the
+page's prose and the code it shows (read from the snippet files its includes name, `page_includes`);
+each call becomes a code cell that imports and runs it as the build did (a fresh process for
+ISOLATE snippets), holding the output the page shows: the same execution (the engine's cache) or
+the same GPU recording, so nothing runs twice and the notebook and the page cannot disagree.
+mkdocs-jupyter is not used: it renders raw source under mkdocs-static-i18n (README, "Notebooks").
+"""
+
+from __future__ import annotations
+
+import logging
+import posixpath
+import re
+import textwrap
+from pathlib import Path, PurePosixPath
+
+from engine import recordings, render
+from engine.includes import FENCE, Include, IncludeError, page_includes
+from engine.parity import ANY_FENCE, HEADING
+from engine.search_split import languages
+from engine.sources import PACKAGE, SnippetError, declarations, module_name, part_source, snippet_path
+
+log = logging.getLogger("mkdocs.engine")
+
+SETUP = "import sys\n\nfrom engine.runner import seed_everything  # seeds random, NumPy and torch with 0"
+TEXT = {
+    "en": {
+        "intro": ("> This notebook was generated from the course page [{title}]({url}). Each snippet appears "
+                  "as the page shows it, followed by a code cell that makes the page's call, with the output the "
+                  "page shows, from the same run. To run the cells, start Jupyter at the root of a clone of the "
+                  "course's repository (they import its `snippets` and `engine` packages), and edit the snippet "
+                  "files there to experiment."),
+        "setup": "Every call on the page ran right after seeding `random`, NumPy and torch with 0; so do the cells below.",
+        "isolate": "The build ran this call in a fresh Python process (`python -m engine.child`), and so does the cell below.",
+        "gpu": "This call needs an NVIDIA GPU: the output below was recorded on one.",
+        "gpu_also": "The same call, recorded on an NVIDIA GPU:",
+    },
+    "es": {
+        "intro": ("> Este notebook se generó a partir de la página del curso [{title}]({url}). Cada snippet "
+                  "aparece tal como lo muestra la página, seguido de una celda de código que hace la llamada de la "
+                  "página, con la salida que muestra la página, de la misma ejecución. Para ejecutar las celdas, "
+                  "arranca Jupyter en la raíz de un clon del repositorio del curso (importan sus paquetes "
+                  "`snippets` y `engine`) y edita allí los archivos de snippet para experimentar."),
+        "setup": "Cada llamada de la página se ejecutó justo después de fijar la semilla 0 en `random`, NumPy y torch; las celdas de abajo hacen lo mismo.",
+        "isolate": "La compilación ejecutó esta llamada en un proceso de Python nuevo (`python -m engine.child`), y la celda de abajo también.",
+        "gpu": "Esta llamada necesita una GPU NVIDIA: la salida de abajo se grabó en una.",
+        "gpu_also": "La misma llamada, grabada en una GPU NVIDIA:",
+    },
+}
+FRONT_MATTER = re.compile(r"\A---\n.*?\n---[ \t]*\n", re.DOTALL)
+HEADING_ATTRS = re.compile(r"[ \t]*\{[^}\n]*\}[ \t]*$")
+LINK = re.compile(r"(!?\[[^\]]*\]\()([^)\s]+)([^)]*\))")
+BLOCK = re.compile(r"^(?:(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?:[ \t]+\"(?P<title>[^\"]*)\")?|===[ \t]+\"(?P<tab>[^\"]*)\")[ \t]*\n"
+                   r"(?P<body>(?:(?:[ \t]{4}.*)?\n)*)", re.MULTILINE)
+
+
+def is_lab(src_uri: str) -> bool:
+    """A lab page: `<anything>/lab/<name>.md` (any language suffix), not the lab folder's index."""
+    path = PurePosixPath(src_uri)
+    return len(path.parts) >= 2 and path.parent.name == "lab" and path.name.split(".")[0] != "index"
+
+
+def notebook_name(src_uri: str, lang: str, default: str) -> str:
+    stem = PurePosixPath(src_uri).name.split(".")[0]
+    return f"{stem}.ipynb" if lang == default else f"{stem}.{lang}.ipynb"
+
+
+def offer(page, config) -> None:
+    """Name the notebook in the page's meta when the page is a lab (the theme shows the button)."""
+    if is_lab(page.file.src_uri):
+        lang = config.theme.get("language", "en")
+        page.meta["notebook"] = notebook_name(page.file.src_uri, lang, languages(config)[0])
+
+
+def page_url(src: str, use_directory_urls: bool = True) -> str:
+    """Site-relative URL of a page from its English source path (`a/b.md` -> `a/b/`)."""
+    path = PurePosixPath(src)
+    if path.name == "index.md":
+        return "" if str(path.parent) == "." else f"{path.parent}/"
+    stem = path.with_suffix("")
+    return f"{stem}/" if use_directory_urls else f"{stem}.html"
+
+
+def site_link(src: str, target: str, base: str, use_directory_urls: bool = True) -> str:
+    """URL of the site page `target` (a source path) for the notebook of page `src`: absolute under
+    `base` (the language's root on the site) when the site has a `site_url`, else relative to the
+    notebook, which lies in the folder of its page."""
+    url = page_url(target, use_directory_urls) if target.endswith(".md") else target
+    if base:
+        return base + url
+    folder = page_url(src, use_directory_urls) if use_directory_urls else str(PurePosixPath(src).parent) + "/"
+    relative = posixpath.relpath("/" + url, "/" + folder)
+    if relative == ".":
+        return "./"
+    return relative + "/" if url == "" or url.endswith("/") else relative
+
+
+def _site_links(text: str, src: str, base: str, use_directory_urls: bool) -> str:
+    """Relative links and images of the page, rewritten to lead to the site from the notebook."""
+    def fix(match: re.Match) -> str:
+        target = match[2]
+        if re.match(r"^[a-z][a-z0-9+.-]*:|^/|^#", target, re.IGNORECASE):
+            return match[0]
+        path, _, anchor = target.partition("#")
+        parts = []
+        for part in PurePosixPath(src).parent.joinpath(path).as_posix().split("/"):
+            if part == "..":
+                parts.pop()
+            elif part not in ("", "."):
+                parts.append(part)
+        url = site_link(src, "/".join(parts), base, use_directory_urls)
+        return f"{match[1]}{url}{'#' + anchor if anchor else ''}{match[3]}"
+
+    return LINK.sub(fix, text)
+
+
+def prose_markdown(text: str, src: str, base: str, use_directory_urls: bool) -> str:
+    """Page prose as notebook Markdown: no `{ #anchor }`s, admonitions and tabs as quotes, links to the site."""
+    pieces, last = [], 0
+    for fence in ANY_FENCE.finditer(text):  # code fences in the prose stay as they are
+        pieces += [_prose_only(text[last:fence.start()], src, base, use_directory_urls), fence.group(0)]
+        last = fence.end()
+    pieces.append(_prose_only(text[last:], src, base, use_directory_urls))
+    return "".join(pieces).strip()
+
+
+def _prose_only(text: str, src: str, base: str, use_directory_urls: bool) -> str:
+    text = HEADING.sub(lambda m: f"{m[1]} {HEADING_ATTRS.sub('', m[2])}", text)
+
+    def block(match: re.Match) -> str:
+        title = match["title"] or match["tab"]
+        body = textwrap.dedent(match["body"]).strip("\n")
+        lines = ([f"**{title}**", ""] if title else []) + body.splitlines()
+        return "\n".join(f"> {line}".rstrip() for line in lines) + "\n\n"
+
+    text = BLOCK.sub(block, text)
+    return _site_links(text, src, base, use_directory_urls)
+
+
+def source_markdown(root: Path, include: Include) -> str | None:
+    """The code the page shows, as a Markdown code block titled with its path (None for `show="output"`)."""
+    if include.show == "output":
+        return None
+    path = snippet_path(root, include.path)
+    return f"**`{PACKAGE}/{include.path}`**\n\n" + render.fence(part_source(path, include.part), "python").strip()
+
+
+def run_source(root: Path, include: Include) -> str | None:
+    """The code cell that makes the call the page made, the way the build made it (None when none)."""
+    if not include.call or include.show == "code":
+        return None
+    path = snippet_path(root, include.path)
+    module = module_name(root, path)
+    if declarations(path).isolate:  # a fresh Python, as engine.runner.run_in_subprocess starts it
+        return f"!{{sys.executable}} -m engine.child {module} {include.call}"
+    return f"from {module} import {include.call}\n\nseed_everything()\n{include.call}()"
+
+
+def outputs(site, include: Include, lang: str) -> tuple[str | None, list[str]]:
+    """(the output the page shows for the call, Markdown notes: provenance and any GPU recording)."""
+    if not include.call or include.show == "code":
+        return None, []
+    root = site.root
+    path = snippet_path(root, include.path)
+    devices = declarations(path).devices
+    main, notes = None, []
+    if "cpu" in devices:
+        result = site.executor.run(path, include.call)  # in memory: the page's own run
+        if not result.ok:
+            raise SnippetError(result.error)
+        main = result.output
+        notes.append(f"*{render.built_label(lang, site.executor.environment)}*")
+    if "cuda" in devices:
+        recording = recordings.current(root, path, include.call)
+        if recording is None:  # authoring with NMB_PENDING_RECORDINGS=1
+            notes.append(render.LABELS[lang]["pending"].format(name=include.path))
+        elif main is None:
+            main = recording.output
+            notes.append(f"*{render.recorded_label(lang, recording.provenance)}*")
+        else:
+            notes += [TEXT[lang]["gpu_also"], render.fence(recording.output, "text").strip(),
+                      f"*{render.recorded_label(lang, recording.provenance)}*"]
+    return main, notes
+
+
+def _output(text: str, raw: bool):
+    """A stream output, or for `raw=True` includes (SVG, Markdown) the rich output the page inserts."""
+    from nbformat import v4
+
+    if not raw:
+        return v4.new_output("stream", name="stdout", text=text)
+    kind = "image/svg+xml" if text.lstrip().startswith("<svg") else "text/markdown"
+    return v4.new_output("display_data", data={kind: text, "text/plain": "<the page shows this as a picture>"})
+
+
+def include_cells(site, include: Include, lang: str, count: int) -> list:
+    """The cells of one include: its code as the page shows it, notes, the call with its output, provenance."""
+    from nbformat import v4
+
+    info = {"snippet": include.path, "call": include.call}
+    cells, shown = [], source_markdown(site.root, include)
+    if shown:
+        cells.append(v4.new_markdown_cell(shown, metadata={"nmb": {**info, "role": "code"}}))
+    source = run_source(site.root, include)
+    if source is None:
+        return cells
+    settings = declarations(snippet_path(site.root, include.path))
+    notes = ([TEXT[lang]["isolate"]] if settings.isolate else []) + ([TEXT[lang]["gpu"]] if "cpu" not in settings.devices else [])
+    if notes:
+        cells.append(v4.new_markdown_cell(" ".join(notes)))
+    output, provenance = outputs(site, include, lang)
+    cell = v4.new_code_cell(source, execution_count=count, metadata={"nmb": {
+        **info, "role": "run", "isolate": settings.isolate, "devices": list(settings.devices)}})
+    cell.outputs = [] if output is None else [_output(output, include.raw)]
+    cells.append(cell)
+    if provenance:
+        cells.append(v4.new_markdown_cell("\n\n".join(provenance)))
+    return cells
+
+
+def build_notebook(site, markdown: str, src: str, lang: str, title: str, base: str,
+                   use_directory_urls: bool = True) -> dict:
+    """The notebook (nbformat 4 JSON) of one language of one lab page."""
+    import nbformat
+    from nbformat import v4
+
+    markdown = FRONT_MATTER.sub("", markdown)
+    includes = page_includes(markdown)
+    prose = FENCE.split(markdown)[:: FENCE.groups + 1]  # the text around the exec fences
+    cells = [v4.new_markdown_cell(TEXT[lang]["intro"].format(title=title, url=site_link(src, src, base, use_directory_urls))),
+             v4.new_markdown_cell(TEXT[lang]["setup"]),
+             v4.new_code_cell(SETUP, execution_count=1)]
+    for text, include in zip(prose, includes + [None]):
+        text = prose_markdown(text, src, base, use_directory_urls)
+        if text:
+            cells.append(v4.new_markdown_cell(text))
+        if include is not None:
+            cells += include_cells(site, include, lang, 1 + sum(c.cell_type == "code" for c in cells))
+    for number, cell in enumerate(cells):
+        cell.id = f"cell-{number}"  # stable ids: the same page gives the same file
+    notebook = v4.new_notebook(cells=cells, metadata={
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python"},
+    })
+    nbformat.validate(notebook)
+    return notebook
+
+
+def _title(markdown: str, fallback: str) -> str:
+    for level, text in HEADING.findall(FRONT_MATTER.sub("", markdown)):
+        if len(level) == 1:
+            return HEADING_ATTRS.sub("", text)
+    return fallback
+
+
+def write_all(config, site) -> list[Path]:
+    """Write the notebooks of every lab page in every language into the built site."""
+    import nbformat
+
+    docs, site_dir = Path(config.docs_dir), Path(config.site_dir)
+    default, others = languages(config)
+    base = config.site_url or ""
+    written = []
+    for page in sorted(docs.rglob("*.md")):
+        src = page.relative_to(docs).as_posix()
+        if len(page.suffixes) != 1 or not is_lab(src):
+            continue
+        for lang in [default, *others]:
+            source = page if lang == default else page.with_name(f"{page.stem}.{lang}.md")
+            prefix = "" if lang == default else f"{lang}/"
+            url = page_url(src, config.use_directory_urls)
+            folder = site_dir / prefix / (url if config.use_directory_urls else PurePosixPath(url).parent.as_posix())
+            if not source.is_file() or not folder.is_dir():
+                continue  # this language pass has not written the page yet
+            markdown = source.read_text(encoding="utf-8")
+            try:
+                notebook = build_notebook(site, markdown, src, lang, _title(markdown, page.stem),
+                                          base + prefix if base else "", config.use_directory_urls)
+            except (IncludeError, SnippetError) as error:
+                log.warning("engine: no notebook for [%s] %s: %s", lang, src, error)
+                continue
+            target = folder / notebook_name(src, lang, default)
+            target.write_text(nbformat.writes(notebook), encoding="utf-8")
+            written.append(target)
+    return written

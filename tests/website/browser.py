@@ -1,0 +1,212 @@
+"""Headless Chromium (Debian's package) reading the local site, with every other host blocked.
+
+Playwright drives the browser at `NMB_CHROMIUM` (default `/usr/bin/chromium`); nothing here
+downloads a browser. Every page opens in a new tab of one context and leaves nothing stored behind
+it, so a palette chosen on one page never leaks into the next.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import axe_playwright_python
+
+CHROMIUM = os.environ.get("NMB_CHROMIUM", "/usr/bin/chromium")
+AXE_SOURCE = (Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text(encoding="utf-8")
+SERIOUS = ("serious", "critical")
+# Run in every page before its own scripts.
+INIT_SCRIPT = """
+// Material draws each diagram into a closed shadow root: open it, so the tests can look inside.
+const attachShadow = Element.prototype.attachShadow;
+Element.prototype.attachShadow = function (init) { return attachShadow.call(this, {...init, mode: "open"}); };
+// axe measures colours: none may be caught halfway through a theme transition.
+document.addEventListener("DOMContentLoaded", () => {
+  const style = document.createElement("style");
+  style.textContent = "*, *::before, *::after { transition: none !important; }";
+  document.head.appendChild(style);
+});
+"""
+DIAGRAMS_JS = """
+() => {
+  const named = (svg, root) => {
+    const ids = (svg.getAttribute("aria-labelledby") || "").split(/\\s+/).filter(Boolean);
+    const title = svg.querySelector(":scope > title");
+    return [svg.getAttribute("aria-label") || "",
+            ...ids.map(id => (root.getElementById(id) || {}).textContent || ""),
+            title ? title.textContent : ""].join(" ").trim();
+  };
+  const describe = (svg, root, kind) => {
+    const box = svg.getBoundingClientRect();
+    return {kind, rendered: true, name: named(svg, root), role: svg.getAttribute("role") || "",
+            width: box.width, height: box.height, error: /Syntax error|Parse error/i.test(svg.textContent)};
+  };
+  const mermaid = [...document.querySelectorAll("div.mermaid")].map(d => {
+    const svg = d.shadowRoot && d.shadowRoot.querySelector("svg");
+    return svg ? describe(svg, d.shadowRoot, "mermaid") : {kind: "mermaid", rendered: false};
+  });
+  const icons = ".md-icon, .twemoji, .md-button, .md-clipboard, .md-content__button, .headerlink, button, label";
+  const inline = [...document.querySelectorAll("article svg")]
+    .filter(svg => !svg.closest(icons) && !svg.parentElement.closest("svg"))
+    .map(svg => describe(svg, document, "svg"));
+  return [...mermaid, ...inline];
+}
+"""
+# Code is coloured by token class: one element per class (and per block style) stands for the rest,
+# so axe measures a few dozen spans instead of thousands (seconds per page on long pages).
+SAMPLE_CODE_JS = """
+() => {
+  const seen = new Set();
+  for (const element of document.querySelectorAll("pre code, pre code span")) {
+    const block = element.closest(".highlight");
+    const key = [block ? block.className : "", element.tagName, element.className].join("|");
+    if (!seen.has(key)) { seen.add(key); element.setAttribute("data-nmb-sample", ""); }
+  }
+  return seen.size;
+}
+"""
+
+
+def launch(playwright):
+    """Chromium from the system, resolving no host but 127.0.0.1 (so nothing can leave the machine)."""
+    if not Path(CHROMIUM).is_file():
+        raise RuntimeError(f"no Chromium at {CHROMIUM}: `make test` installs Debian's chromium package "
+                           "(or set NMB_CHROMIUM to a Chromium or Chrome binary)")
+    return playwright.chromium.launch(executable_path=CHROMIUM,
+                                      args=["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"])
+
+
+@dataclass
+class Visit:
+    """A page opened in a tab of its own, and everything that went wrong while it loaded."""
+
+    page: object
+    origin: str
+    blocked: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+    in_flight: set = field(default_factory=set)
+
+    def settle(self, quiet_ms: int = 150, timeout_s: float = 10) -> None:
+        """Wait until no request has been in flight for `quiet_ms` (late fetches fail loudly too)."""
+        deadline = time.monotonic() + timeout_s
+        quiet_since = None
+        while time.monotonic() < deadline:
+            if self.in_flight:
+                quiet_since = None
+            elif quiet_since is None:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since >= quiet_ms / 1000:
+                return
+            self.page.wait_for_timeout(25)
+        self.failed.append(f"still loading after {timeout_s} s: {sorted(r.url for r in self.in_flight)}")
+
+    def problems(self) -> list[str]:
+        """Requests that left the machine or failed, console errors and uncaught exceptions."""
+        self.settle()
+        return ([f"asked another host: {url}" for url in self.blocked]
+                + [f"failed request: {what}" for what in self.failed]
+                + [f"console: {text}" for text in self.console_errors])
+
+    def close(self) -> None:
+        """Close the tab, forgetting what the page stored (a palette chosen here must not leak)."""
+        self.page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+        self.page.close()
+
+
+class Reader:
+    """One browser context, each page in a new tab, every request for another host blocked."""
+
+    def __init__(self, browser):
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context.add_init_script(INIT_SCRIPT)
+
+    def open(self, origin: str, url: str, scheme: str = "light", expect_status: int = 200) -> Visit:
+        """Open `url` with `prefers-color-scheme: scheme`; block and record every non-local request."""
+        self.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
+        page = self.context.new_page()
+        page.emulate_media(color_scheme=scheme)
+        visit = Visit(page, origin)
+
+        def block(route):
+            visit.blocked.append(route.request.url)
+            route.abort("blockedbyclient")
+
+        def finished(request):
+            visit.in_flight.discard(request)
+
+        def failed(request):
+            finished(request)
+            if request.url not in visit.blocked:
+                visit.failed.append(f"{request.url} ({request.failure})")
+
+        def response(resp):
+            if resp.status >= 400 and not (resp.url == url and resp.status == expect_status):
+                visit.failed.append(f"{resp.url} (HTTP {resp.status})")
+
+        def console(message):
+            where = message.location.get("url")
+            own_status = where == url and f"status of {expect_status}" in message.text
+            if message.type == "error" and not (expect_status >= 400 and own_status):
+                visit.console_errors.append(f"{message.text} at {where}")
+
+        page.route(re.compile(rf"^(?!{re.escape(origin)}/)"), block)
+        page.on("request", lambda request: visit.in_flight.add(request))
+        page.on("requestfinished", finished)
+        page.on("requestfailed", failed)
+        page.on("response", response)
+        page.on("console", console)
+        page.on("pageerror", lambda error: visit.console_errors.append(f"uncaught: {error}"))
+        answer = page.goto(url, wait_until="load")
+        if answer is None or answer.status != expect_status:
+            visit.failed.append(f"{url} answered {answer.status if answer else None}, not {expect_status}")
+        return visit
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def _axe(page, context: dict, options: dict) -> list[str]:
+    violations = page.evaluate("([context, options]) => axe.run(context, options).then(r => r.violations)",
+                               [context, {**options, "resultTypes": ["violations"]}])
+    return [f"axe {v['id']} ({v['impact']}): {v['help']} at "
+            + "; ".join(" ".join(map(str, n["target"])) for n in v["nodes"][:5])
+            for v in violations if v["impact"] in SERIOUS]
+
+
+def axe_violations(page, contrast_only: bool = False) -> list[str]:
+    """Serious and critical axe-core violations on the page: every rule, or colour contrast only.
+
+    Contrast is measured on everything outside code blocks and on one sample of each kind of
+    highlighted token inside them."""
+    if not page.evaluate("() => typeof axe !== 'undefined'"):
+        page.evaluate(AXE_SOURCE)
+    samples = page.evaluate(SAMPLE_CODE_JS)
+    contrast_context = {"include": [["body"]] + ([["[data-nmb-sample]"]] if samples else []), "exclude": [["pre"]]}
+    problems = _axe(page, contrast_context, {"runOnly": {"type": "rule", "values": ["color-contrast"]}})
+    if not contrast_only:
+        problems += _axe(page, {"include": [["body"]]}, {"rules": {"color-contrast": {"enabled": False}}})
+    return problems
+
+
+def diagram_problems(page, mermaid: int) -> list[str]:
+    """Every diagram drawn, sized, free of errors, with a text alternative: the `mermaid` diagrams
+    counted in the page's HTML (the theme draws them into shadow roots) and every inline SVG."""
+    if mermaid:
+        page.wait_for_function(f"() => [...document.querySelectorAll('div.mermaid')]"
+                               f".filter(d => d.shadowRoot && d.shadowRoot.querySelector('svg')).length >= {mermaid}",
+                               timeout=15000)
+    diagrams = page.evaluate(DIAGRAMS_JS)
+    drawn = sum(d["kind"] == "mermaid" for d in diagrams)
+    problems = [] if drawn == mermaid else [f"{mermaid} Mermaid diagram(s) in the HTML, {drawn} drawn"]
+    for number, diagram in enumerate(diagrams, 1):
+        if not diagram["rendered"] or diagram["error"] or diagram["width"] < 20 or diagram["height"] < 20:
+            problems.append(f"diagram {number} ({diagram['kind']}) did not render: {diagram}")
+        elif not diagram["name"] or not diagram["role"]:
+            problems.append(f"diagram {number} ({diagram['kind']}) has no text alternative: "
+                            + ("give it accTitle: and accDescr:" if diagram["kind"] == "mermaid"
+                               else 'give the <svg> role="img" and a <title>'))
+    return problems

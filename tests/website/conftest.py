@@ -1,0 +1,62 @@
+"""One build of the site per test session, served on 127.0.0.1, and one headless Chromium."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .support import Server, build_fixture_site, build_site, site_prefix
+
+FIXTURE_DOCS = Path(__file__).resolve().parent / "fixture"
+
+
+@pytest.fixture(scope="session")
+def built_site(root, tmp_path_factory) -> Path:
+    """The project's site, built once with `mkdocs build --strict` (snippet outputs from .cache/)."""
+    site = tmp_path_factory.mktemp("site")
+    build_site(root, site)
+    return site
+
+
+@pytest.fixture(scope="session")
+def fixture_site(root, tmp_path_factory) -> Path:
+    """A page with a diagram, an image and code, built with the project's theme, hooks and plugins."""
+    site = tmp_path_factory.mktemp("fixture-site")
+    build_fixture_site(root, FIXTURE_DOCS, site)
+    return site
+
+
+@pytest.fixture(scope="session")
+def server(built_site, root):
+    served = Server(built_site, site_prefix(root))
+    yield served
+    served.close()
+
+
+@pytest.fixture(scope="session")
+def fixture_server(fixture_site, root):
+    served = Server(fixture_site, site_prefix(root))
+    yield served
+    served.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    from .browser import launch
+
+    with sync_playwright() as playwright:
+        chromium = launch(playwright)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def reader(browser):
+    from .browser import Reader
+
+    opened = Reader(browser)
+    yield opened
+    opened.close()

@@ -1,0 +1,130 @@
+"""Build the site, serve it on 127.0.0.1, and list the pages a reader can open.
+
+Shared by the website tests; nothing here runs at import.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from engine.notebooks import page_url
+from engine.translations import LANGS, english_pages
+
+BUILD_FIXTURE = """
+import logging
+import sys
+logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+config_file, docs_dir, site_dir = sys.argv[1:]
+build(load_config(config_file, docs_dir=docs_dir, site_dir=site_dir, strict=True,
+                  nav=[{"Fixture": "index.md"}], extra_css=[]))
+"""
+
+
+def site_url(root: Path) -> str:
+    """The configured `site_url` (mkdocs.yml holds Python tags, so it is read, not loaded)."""
+    match = re.search(r"^site_url:\s*(\S+)", (root / "mkdocs.yml").read_text(encoding="utf-8"), re.MULTILINE)
+    return match.group(1).strip("'\"") if match else "/"
+
+
+def site_prefix(root: Path) -> str:
+    """The path the site lives under, e.g. `/no-magic-boxes/`."""
+    path = urlsplit(site_url(root)).path or "/"
+    return path if path.endswith("/") else path + "/"
+
+
+def build_site(root: Path, site_dir: Path) -> None:
+    """`mkdocs build --strict` of the project into `site_dir` (snippet outputs from .cache/)."""
+    _run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)], root)
+
+
+def build_fixture_site(root: Path, docs_dir: Path, site_dir: Path) -> None:
+    """The project's configuration (theme, hooks, plugins) over another docs folder."""
+    _run([sys.executable, "-c", BUILD_FIXTURE, str(root / "mkdocs.yml"), str(docs_dir), str(site_dir)], root)
+
+
+def _run(command: list[str], cwd: Path) -> None:
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise AssertionError(f"{' '.join(command[:4])} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+
+
+@dataclass(frozen=True)
+class SitePage:
+    """A page a reader can open: its language, its URL under the site prefix, its twin's URL."""
+
+    lang: str
+    path: str
+    twin: str
+    twin_lang: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.lang}:/{self.path}"
+
+
+def site_pages(docs: Path, default: str = "en") -> list[SitePage]:
+    """Every page built from `docs` in every language, paired with its translation."""
+    pages = []
+    for source in english_pages(docs):
+        url = page_url(source.relative_to(docs).as_posix())
+        for lang in LANGS:
+            pages += [SitePage(default, url, f"{lang}/{url}", lang), SitePage(lang, f"{lang}/{url}", url, default)]
+    return sorted(pages, key=lambda p: (p.lang, p.path))
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    """Static files under a path prefix; anything else gets the site's 404 page, as a host serves it."""
+
+    prefix = "/"
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".ipynb": "application/x-ipynb+json", ".js": "text/javascript"}
+
+    def translate_path(self, path: str) -> str:
+        path = unquote(urlsplit(path).path)
+        if not path.startswith(self.prefix):
+            return str(Path(self.directory) / "\0outside-the-site")
+        return super().translate_path("/" + path[len(self.prefix):])
+
+    def send_error(self, code, message=None, explain=None):
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.is_file():
+            return super().send_error(code, message, explain)
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass
+
+
+class Server:
+    """The built site on 127.0.0.1, on a port the OS picks, until `close()`."""
+
+    def __init__(self, site_dir: Path, prefix: str):
+        handler = type("Handler", (_Handler,), {"prefix": prefix})
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site_dir)))
+        self.origin = f"http://127.0.0.1:{self.httpd.server_port}"
+        self.root = self.origin + prefix
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, path: str = "") -> str:
+        return self.root + path
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()

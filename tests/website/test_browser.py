@@ -1,0 +1,196 @@
+"""Every page, in both languages, read in headless Chromium with every other host blocked.
+
+Each page must load with no console error, no failed request and no request for another host;
+its diagrams render with a text alternative; axe-core finds no serious or critical violation in
+the light and the dark scheme; the copy button copies its code; the palette toggle switches the
+scheme; the language selector lands on the same page in the other language.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from .browser import axe_violations, diagram_problems
+from .support import SitePage, site_pages
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = site_pages(ROOT / "docs")
+FIXTURE_PAGES = site_pages(Path(__file__).resolve().parent / "fixture")
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+TOGGLE = "form[data-md-component=palette] label:not([hidden])"
+
+
+def html_file(site_dir: Path, path: str) -> Path:
+    return site_dir / path / "index.html"
+
+
+def copy_button_problems(page) -> list[str]:
+    """The first code block's copy button puts exactly that block's code on the clipboard."""
+    if page.locator(".md-clipboard").count() == 0:
+        return []
+    block = page.locator("pre:has(> .md-clipboard)").first
+    code = block.locator("code").inner_text().rstrip()
+    block.hover()
+    block.locator(".md-clipboard").click()
+    page.wait_for_selector(".md-dialog--active", timeout=5000)
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+    return [] if copied.rstrip() == code else [f"copy button copied {copied[:80]!r}, the block holds {code[:80]!r}"]
+
+
+def scheme(page) -> str:
+    return page.evaluate("() => document.body.dataset.mdColorScheme")
+
+
+def switch_scheme(page, expected: str) -> bool:
+    """Click the palette toggle; True once the page shows the `expected` scheme."""
+    page.locator(TOGGLE).click()
+    try:
+        page.wait_for_function(f"() => document.body.dataset.mdColorScheme === {expected!r}", timeout=5000)
+    except PlaywrightTimeout:
+        return False
+    return True
+
+
+def toggle_problems(page) -> list[str]:
+    """The palette toggle switches light -> dark -> light; dark is axe-checked for contrast in between."""
+    if scheme(page) != "default":
+        return [f"a reader who prefers light gets the {scheme(page)!r} scheme"]
+    if not switch_scheme(page, "slate"):
+        return [f"the toggle left the {scheme(page)!r} scheme, not 'slate'"]
+    problems = [f"dark scheme: {v}" for v in axe_violations(page, contrast_only=True)]
+    if not switch_scheme(page, "default"):
+        problems.append(f"the toggle went back to {scheme(page)!r}, not 'default'")
+    return problems
+
+
+def switcher_problems(page, server, site_page: SitePage) -> list[str]:
+    """The language selector leads to this page's twin (whose own visit checks its language)."""
+    page.locator(".md-select").first.hover()
+    link = page.locator(f".md-select__link[hreflang={site_page.twin_lang}]")
+    with page.expect_navigation(wait_until="commit"):
+        link.click()
+    if page.url != server.url(site_page.twin):
+        return [f"the language selector went to {page.url}, not {server.url(site_page.twin)}"]
+    return []
+
+
+def read_page(reader, server, site_dir: Path, site_page: SitePage) -> list[str]:
+    """Everything a reader would notice on one page, as a list of problems."""
+    source = html_file(site_dir, site_page.path)
+    if not source.is_file():
+        return [f"{site_page.path} was not built"]
+    diagrams = source.read_text(encoding="utf-8").count('<pre class="mermaid">')
+    visit = reader.open(server.origin, server.url(site_page.path))
+    try:
+        page = visit.page
+        problems = []
+        lang = page.evaluate("() => document.documentElement.lang")
+        if lang != site_page.lang:
+            problems.append(f"lang={lang!r}, not {site_page.lang!r}")
+        problems += diagram_problems(page, diagrams)
+        broken = page.evaluate("() => [...document.images].filter(i => !i.complete || !i.naturalWidth).map(i => i.src)")
+        problems += [f"image did not load: {src}" for src in broken]
+        problems += axe_violations(page)
+        problems += copy_button_problems(page)
+        problems += toggle_problems(page)
+        problems += visit.problems()  # before leaving: what the twin loads is its own visit's business
+        return problems + switcher_problems(page, server, site_page)
+    finally:
+        visit.close()
+
+
+@pytest.mark.parametrize("site_page", PAGES, ids=lambda p: p.id)
+def test_page_reads_well_offline(reader, server, built_site, site_page):
+    problems = read_page(reader, server, built_site, site_page)
+    assert not problems, f"{site_page.id}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize("site_page", FIXTURE_PAGES, ids=lambda p: p.id)
+def test_fixture_page_with_a_diagram_reads_well_offline(reader, fixture_server, fixture_site, site_page):
+    """The same checks on a test-only page that has a diagram, an image and code: proves them non-vacuous."""
+    assert html_file(fixture_site, site_page.path).read_text(encoding="utf-8").count('<pre class="mermaid">') == 1
+    problems = read_page(reader, fixture_server, fixture_site, site_page)
+    assert not problems, f"{site_page.id}:\n  " + "\n  ".join(problems)
+
+
+def test_blocked_hosts_are_reported(reader, fixture_server):
+    """The offline guard is real: a request for another host is blocked and reported, not served."""
+    visit = reader.open(fixture_server.origin, fixture_server.url())
+    try:
+        visit.page.evaluate("() => fetch('https://cdn.example.com/x.js').catch(() => null)")
+        assert any("cdn.example.com" in problem for problem in visit.problems())
+    finally:
+        visit.close()
+
+
+def test_missing_page_gets_the_404_page_in_english(reader, server):
+    visit = reader.open(server.origin, server.url("no-such-page/"), expect_status=404)
+    try:
+        page = visit.page
+        assert page.evaluate("() => document.documentElement.lang") == "en"
+        assert "404" in page.locator("h1").inner_text()
+        assert axe_violations(page) == []
+        assert visit.problems() == []
+    finally:
+        visit.close()
+
+
+def common_word(site_dir: Path) -> str:
+    """A word that both languages' search indexes contain (so filtering by language shows)."""
+    def words(index: Path) -> Counter:
+        docs = json.loads(index.read_text(encoding="utf-8"))["docs"]
+        return Counter(w.lower() for d in docs for w in re.findall(r"[A-Za-z]{5,}", d["title"] + " " + d["text"]))
+
+    english, spanish = words(site_dir / "search" / "search_index.json"), words(site_dir / "es" / "search" / "search_index.json")
+    shared = [w for w, _ in (english + spanish).most_common() if english[w] and spanish[w]]
+    assert shared, "no word appears in both languages' search indexes"
+    return shared[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_search_returns_pages_in_the_readers_language_only(reader, server, built_site, lang):
+    query = common_word(built_site)
+    home = "" if lang == "en" else f"{lang}/"
+    visit = reader.open(server.origin, server.url(home))
+    try:
+        page = visit.page
+        page.locator(".md-search__input").click()
+        page.locator(".md-search__input").press_sequentially(query)
+        page.wait_for_selector(".md-search-result__item", timeout=15000)
+        links = page.eval_on_selector_all(".md-search-result__link", "links => links.map(a => a.href)")
+        assert links, f"searching {query!r} found nothing"
+        spanish = [link for link in links if link.startswith(server.url("es/"))]
+        wrong = [link for link in links if (link in spanish) != (lang == "es")]
+        assert not wrong, f"searching {query!r} in {lang} found pages of the other language: {wrong}"
+        assert visit.problems() == []
+    finally:
+        visit.close()
+
+
+def key_pages() -> list[SitePage]:
+    """The home page and every lab page, in both languages."""
+    return [p for p in PAGES if p.path in ("", "es/") or re.search(r"/lab/[^/]+/$", p.path)]
+
+
+@pytest.mark.parametrize("site_page", key_pages(), ids=lambda p: p.id)
+def test_screenshots_of_key_pages(reader, server, site_page):
+    """Full-page screenshots, light and dark, kept in artifacts/screenshots/ (git-ignored)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    english = site_page.path if site_page.lang == "en" else site_page.twin
+    slug = english.strip("/").replace("/", "_") or "home"
+    for color in ("light", "dark"):
+        visit = reader.open(server.origin, server.url(site_page.path), scheme=color)
+        try:
+            expected = "slate" if color == "dark" else "default"
+            assert scheme(visit.page) == expected
+            shot = SCREENSHOTS / f"{slug}.{site_page.lang}.{color}.png"
+            visit.page.screenshot(path=str(shot), full_page=True)
+            assert shot.stat().st_size > 10_000
+        finally:
+            visit.close()

@@ -1,0 +1,127 @@
+"""Every lab page offers a notebook in each language: generated from the page's own snippet
+includes, opening with the outputs the page shows, and running in a real Jupyter kernel."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from engine.includes import page_includes
+from engine.notebooks import is_lab, notebook_name, page_url, prose_markdown
+from engine.translations import english_pages
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+LABS = [p.relative_to(DOCS).as_posix() for p in english_pages(DOCS) if is_lab(p.relative_to(DOCS).as_posix())]
+LANGS = {"en": "", "es": "es/"}
+PRE = re.compile(r"<pre[^>]*>(.*?)</pre>", re.DOTALL)
+
+
+def notebook(site: Path, src: str, lang: str) -> nbformat.NotebookNode:
+    folder = site / LANGS[lang] / page_url(src)
+    return nbformat.read(folder / notebook_name(src, lang, "en"), as_version=4)
+
+
+def shown_blocks(page_html: str) -> set[str]:
+    """The text of every <pre> block of a page, as a reader sees it."""
+    return {html.unescape(re.sub(r"<[^>]+>", "", block)).strip() for block in PRE.findall(page_html)}
+
+
+def cells(nb, role: str) -> list:
+    """The cells generated for the page's includes: "code" (what the page shows) or "run" (its calls)."""
+    return [cell for cell in nb.cells if cell.metadata.get("nmb", {}).get("role") == role]
+
+
+def text_of(outputs) -> str:
+    """What a cell's outputs say: printed text, or the picture's source for a rich output."""
+    parts = []
+    for output in outputs:
+        if output.output_type == "stream":
+            parts.append(output.text)
+        elif output.output_type in ("display_data", "execute_result"):
+            parts.append(next(v for k, v in output.data.items() if k != "text/plain"))
+    return "".join(parts)
+
+
+def test_lab_pages_are_found():
+    assert "phase-25/lab/00-dispatcher-trace.md" in LABS
+    assert not is_lab("phase-25/lab/index.md") and not is_lab("phase-25/index.md")
+    assert is_lab("phase-25/lab/00-dispatcher-trace.es.md")
+
+
+@pytest.mark.parametrize("src", LABS)
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_lab_offers_its_notebook_with_the_pages_outputs(built_site, src, lang):
+    page_file = built_site / LANGS[lang] / page_url(src) / "index.html"
+    page_html = page_file.read_text(encoding="utf-8")
+    name = notebook_name(src, lang, "en")
+    assert re.search(rf'<a class="md-button nmb-notebook" href="{re.escape(name)}" download', page_html), \
+        f"{page_file} has no button for {name}"
+    nb = notebook(built_site, src, lang)
+    nbformat.validate(nb)
+    source = DOCS / (src if lang == "en" else src.replace(".md", f".{lang}.md"))
+    includes = page_includes(source.read_text(encoding="utf-8"))
+    assert [c.metadata["nmb"]["snippet"] for c in cells(nb, "code")] == [i.path for i in includes if i.show != "output"]
+    runs = cells(nb, "run")
+    assert [c.metadata["nmb"]["snippet"] for c in runs] == [i.path for i in includes if i.call and i.show != "code"]
+    shown = shown_blocks(page_html)
+    for cell in runs:
+        for output in cell.outputs:
+            if output.output_type == "stream":
+                assert output.text.strip() in shown, f"{name}: output of {cell.metadata['nmb']} is not on the page"
+    assert all(cell.outputs for cell in runs if "cpu" in cell.metadata["nmb"]["devices"])
+
+
+@pytest.mark.parametrize("src", LABS)
+def test_both_languages_run_the_same_code(built_site, src):
+    english, spanish = notebook(built_site, src, "en"), notebook(built_site, src, "es")
+    assert [c.source for c in cells(english, "run")] == [c.source for c in cells(spanish, "run")]
+    assert [c.outputs for c in cells(english, "run")] == [c.outputs for c in cells(spanish, "run")]
+
+
+@pytest.mark.parametrize("src", LABS)
+def test_notebook_runs_in_a_kernel_and_reproduces_its_outputs(built_site, root, src):
+    """Run the notebook in a Jupyter kernel: every in-process call prints exactly what the page shows.
+
+    Calls the build ran in a fresh process (ISOLATE) run the very command the build ran,
+    `python -m engine.child MODULE CALL`; they are checked for that and not run a second time here
+    (torch.compile and friends take tens of seconds). GPU-only calls are recordings."""
+    from nbclient import NotebookClient
+
+    nb = notebook(built_site, src, "en")
+    for cell in cells(nb, "run"):
+        info = cell.metadata["nmb"]
+        if info["isolate"]:
+            module = "snippets." + info["snippet"].removesuffix(".py").replace("/", ".")
+            assert cell.source == f"!{{sys.executable}} -m engine.child {module} {info['call']}"
+    nb.cells = [c for c in nb.cells if not c.metadata.get("nmb", {}).get("isolate")
+                and "cpu" in c.metadata.get("nmb", {}).get("devices", ["cpu"])]
+    expected = {c.id: text_of(c.outputs) for c in cells(nb, "run")}
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+    if not expected:
+        return  # every call of this lab is isolated or needs a GPU: checked above
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(root)}}).execute()
+    for cell in cells(nb, "run"):
+        got = text_of(cell.outputs)
+        assert got.strip() == expected[cell.id].strip(), \
+            f"{cell.metadata['nmb']}: the kernel printed {got!r}, the page shows {expected[cell.id]!r}"
+
+
+def test_prose_links_lead_to_the_site_from_the_notebook():
+    src = "phase-25/lab/01-x.md"
+    assert prose_markdown("[home](../../index.md) [g](../../glossary.md#aten) ![i](img.png)", src, "", True) == (
+        "[home](../../../) [g](../../../glossary/#aten) ![i](../img.png)")
+
+
+def test_prose_keeps_code_and_drops_anchors():
+    text = ('## Steps { #steps }\n\nSee [lab 00](../lab/00-dispatcher-trace.md#steps).\n\n'
+            '!!! note "Why"\n\n    Because.\n\n```python\n# {not an anchor}\n```\n')
+    assert prose_markdown(text, "phase-25/lab/01-x.md", "https://example.invalid/c/", True) == (
+        "## Steps\n\nSee [lab 00](https://example.invalid/c/phase-25/lab/00-dispatcher-trace/#steps).\n\n"
+        "> **Why**\n>\n> Because.\n\n```python\n# {not an anchor}\n```")
