@@ -75,8 +75,13 @@ def declarations(path: Path) -> Declarations:
     return Declarations(**found)
 
 
-def _imported_names(root: Path, path: Path) -> set[str]:
-    """Project modules named by the import statements of one file."""
+def _imported_names(root: Path, path: Path) -> frozenset[str]:
+    """Project modules named by the import statements of one file (cached until it changes)."""
+    return _imported_names_at(root, path, path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=4096)
+def _imported_names_at(root: Path, path: Path, mtime_ns: int) -> frozenset[str]:
     package = module_name(root, path)
     if path.name != "__init__.py":
         package = package.rpartition(".")[0]
@@ -92,7 +97,7 @@ def _imported_names(root: Path, path: Path) -> set[str]:
                 base = ".".join(anchor + ([base] if base else []))
             names.add(base)
             names.update(f"{base}.{alias.name}" for alias in node.names)
-    return {n for n in names if n == PACKAGE or n.startswith(PACKAGE + ".")}
+    return frozenset(n for n in names if n == PACKAGE or n.startswith(PACKAGE + "."))
 
 
 def closure(root: Path, path: Path) -> list[Path]:
@@ -113,10 +118,10 @@ def closure(root: Path, path: Path) -> list[Path]:
     return sorted(seen)
 
 
-def input_files(root: Path, path: Path) -> list[Path]:
+def input_files(root: Path, path: Path, modules: list[Path] | None = None) -> list[Path]:
     """The data files named by the INPUTS of every module in the snippet's closure."""
     files = set()
-    for module in closure(root, path):
+    for module in modules if modules is not None else closure(root, path):
         for name in declarations(module).inputs:
             target = root / PACKAGE / name
             files.update([target] if not target.is_dir() else (p for p in target.rglob("*") if p.is_file()))
@@ -126,7 +131,8 @@ def input_files(root: Path, path: Path) -> list[Path]:
 def source_hash(root: Path, path: Path) -> str:
     """Hash of a snippet's source, every project module it imports, and their declared inputs."""
     digest = hashlib.sha256()
-    for file in closure(root, path) + input_files(root, path):
+    modules = closure(root, path)
+    for file in modules + input_files(root, path, modules):
         digest.update(str(file.relative_to(root.resolve())).encode())
         digest.update(b"\0")
         digest.update(file.read_bytes() if file.exists() else b"<missing>")  # an input not there yet
