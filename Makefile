@@ -27,7 +27,7 @@ $(CHROMIUM):
 browser: $(CHROMIUM)
 
 serve: setup
-	$(PY) -m mkdocs serve --dev-addr 127.0.0.1:8000 --livereload
+	$(PY) -m mkdocs serve --dirty --dev-addr 127.0.0.1:8000 --livereload
 
 build: setup
 	$(PY) -m mkdocs build --strict --site-dir site

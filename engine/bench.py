@@ -1,7 +1,7 @@
 """`make bench`: build times and snippet executions, on a copy of the project.
 
 Measures a cold build of both languages with empty caches, a rebuild with nothing changed, a rebuild
-after a prose edit, and how long a prose edit takes to show under `mkdocs serve`.
+after a prose edit, and how long a prose edit and a snippet edit take to show under `mkdocs serve --dirty`.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 COPIED = ("mkdocs.yml", "docs", "snippets", "engine")
 EDITED_PAGE = Path("docs/phase-25/index.md")
+EDITED_SNIPPET = Path("snippets/phase25/lab00/part_a_baseline.py")
 
 
 def copy_project(dest: Path) -> None:
@@ -67,28 +68,38 @@ def fetch(url: str) -> str:
         return ""
 
 
-def serve_edit_latency(project: Path, timeout: float = 120) -> float:
-    """Seconds from saving a prose edit to the edited text being served."""
+def edit_snippet(project: Path, marker: str) -> None:
+    snippet = project / EDITED_SNIPPET
+    text = snippet.read_text(encoding="utf-8")
+    snippet.write_text(text.replace('print("y.shape:        ", shape)', f'print("{marker}", shape)'), encoding="utf-8")
+
+
+def serve_latencies(project: Path, timeout: float = 120) -> dict[str, float]:
+    """Seconds from saving an edit to `mkdocs serve` serving it: a prose edit, then a snippet edit."""
     port = free_port()
-    url = f"http://127.0.0.1:{port}/phase-25/"
-    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+    base = f"http://127.0.0.1:{port}/"
+    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dirty", "--dev-addr", f"127.0.0.1:{port}"],
                               cwd=project, env=environment(), stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.monotonic() + timeout
-        while "Phase 25" not in fetch(url):
+        while "Phase 25" not in fetch(base + "phase-25/"):
             if time.monotonic() > deadline or server.poll() is not None:
                 raise RuntimeError("mkdocs serve did not start")
             time.sleep(0.2)
-        time.sleep(1)  # let the watcher settle after the first build
-        marker = f"Edited at {time.time_ns()}."
-        start = time.monotonic()
-        edit_prose(project, marker)
-        while marker not in fetch(url):
-            if time.monotonic() - start > timeout:
-                raise RuntimeError("the edit never showed")
-            time.sleep(0.1)
-        return time.monotonic() - start
+        latencies = {}
+        for name, edit, page in (("prose edit", edit_prose, "phase-25/"),
+                                 ("snippet edit", edit_snippet, "phase-25/lab/00-dispatcher-trace/")):
+            time.sleep(1)  # let the watcher settle after the last build
+            marker = f"Edited{time.time_ns()}"
+            start = time.monotonic()
+            edit(project, marker)
+            while marker not in fetch(base + page):
+                if time.monotonic() - start > timeout:
+                    raise RuntimeError(f"the {name} never showed")
+                time.sleep(0.1)
+            latencies[name] = time.monotonic() - start
+        return latencies
     finally:
         os.killpg(server.pid, 9)
         server.wait()
@@ -102,11 +113,12 @@ def main() -> None:
                 ("rebuild, nothing changed", *timed_build(project))]
         edit_prose(project, "A prose edit.")
         rows.append(("rebuild after a prose edit", *timed_build(project)))
-        latency = serve_edit_latency(project)
+        latencies = serve_latencies(project)
     print(f"{'build (both languages)':32} {'seconds':>8} {'snippets executed':>18}")
     for name, seconds, executed in rows:
         print(f"{name:32} {seconds:8.1f} {executed:18d}")
-    print(f"{'mkdocs serve: prose edit shown':32} {latency:8.1f}")
+    for name, seconds in latencies.items():
+        print(f"{'mkdocs serve: ' + name + ' shown':32} {seconds:8.1f}")
 
 
 if __name__ == "__main__":

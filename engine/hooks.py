@@ -24,14 +24,34 @@ if str(ROOT) not in sys.path:  # the engine package itself, wherever the config 
 from engine import notebooks, pages, render, search_split, translations  # noqa: E402
 from engine.execute import Executor  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
+from engine.sources import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.engine")
 DISARM = re.compile(r"^([ \t]*`{3,}\s*\w+[^\n]*?)\bexec=\S+", re.MULTILINE)  # shown, never run
-_state = {"command": "build", "expected": {}}
+_state = {"command": "build", "dirty": False, "expected": {}, "signatures": {}}
 
 
 def on_startup(command, dirty):
-    _state["command"] = command
+    _state["command"], _state["dirty"] = command, dirty
+
+
+@event_priority(-200)  # after static-i18n has given each file its language's destination
+def on_files(files, config):
+    """`mkdocs serve --dirty` re-renders only pages whose file changed; a page whose snippets or
+    recordings changed is made to look changed too, by removing its built HTML."""
+    if not _state["dirty"]:
+        return files
+    root = pages.current().root
+    for file in files.documentation_pages():
+        text = Path(file.abs_src_path).read_text(encoding="utf-8")
+        try:
+            signature = pages.page_signature(root, text)
+        except (IncludeError, SnippetError):
+            signature = None  # the render reports it
+        if _state["signatures"].get(file.abs_dest_path) != signature:
+            Path(file.abs_dest_path).unlink(missing_ok=True)
+            _state["signatures"][file.abs_dest_path] = signature
+    return files
 
 
 def on_config(config):

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import recordings, render
 from engine.execute import Executor
-from engine.includes import Include
-from engine.sources import PACKAGE, SnippetError, declarations, part_source, snippet_path
+from engine.includes import Include, page_includes
+from engine.sources import PACKAGE, SnippetError, declarations, part_source, snippet_path, source_hash
 
 
 @dataclass
@@ -84,6 +85,18 @@ class Site:
         if cpu is None and gpu is None:
             raise SnippetError(f"{name} declares no device this site can show: {devices}")
         return cpu or gpu
+
+
+def page_signature(root: Path, markdown: str) -> str:
+    """What a page's outputs depend on: its snippets' source hashes and their GPU recordings."""
+    digest = hashlib.sha256()
+    for include in page_includes(markdown):
+        path = snippet_path(root, include.path)
+        digest.update(f"{include}:{source_hash(root, path)}".encode())
+        if include.call and "cuda" in declarations(path).devices:
+            recording = recordings.recording_path(root, path, include.call)
+            digest.update(recording.read_bytes() if recording.is_file() else b"<none>")
+    return digest.hexdigest()
 
 
 _site: Site | None = None

@@ -49,7 +49,8 @@ def split_by_language(site_dir: Path, config) -> None:
         return  # the es pass runs before the index exists; the last pass does the work
     index = json.loads(index_file.read_text(encoding="utf-8"))
     default, others = languages(config)
-    rest = list(index["docs"])
+    # `mkdocs serve --dirty` merges each rebuild's entries into the last index: keep one of each.
+    rest = list({json.dumps(doc, sort_keys=True): doc for doc in index["docs"]}.values())
     for lang in others:
         prefix = f"{lang}/"
         mine = [d for d in rest if d["location"].startswith(prefix)]
