@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from engine.runner import Result, run_in_process, run_in_subprocess
+from engine.runner import Result, mask_addresses, run_in_process, run_in_subprocess
 from engine.sources import declarations, module_name, source_hash
 
 log = logging.getLogger("mkdocs.engine")
-CACHE_SCHEMA = "1"
+CACHE_SCHEMA = "2"  # bump when what is stored for a run changes
 
 
 def package_version(name: str) -> str:
@@ -72,6 +72,7 @@ class Executor:
         start = time.perf_counter()
         runner = run_in_subprocess if settings.isolate else run_in_process
         result = runner(self.root, module, call, settings.timeout)
+        result.output = mask_addresses(result.output)
         self.executed.append(f"{module}.{call}")
         log.info("engine: ran %s.%s() in %.1f s%s", module, call, time.perf_counter() - start,
                  "" if result.ok else " (failed)")

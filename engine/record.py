@@ -15,7 +15,7 @@ from pathlib import Path
 
 from engine import recordings
 from engine.includes import page_includes
-from engine.runner import child_env, run_in_subprocess
+from engine.runner import child_env, mask_addresses, run_in_subprocess
 from engine.sources import declarations, module_name, snippet_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         name = f"{module_name(ROOT, path)}.{call}()"
         result = run_in_subprocess(ROOT, module_name(ROOT, path), call, declarations(path).timeout * 3, env)
         if result.ok:
-            recordings.save(ROOT, path, call, result.output, info)
+            recordings.save(ROOT, path, call, mask_addresses(result.output), info)
             print(f"recorded {name}", flush=True)
         else:
             failed += 1

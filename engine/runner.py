@@ -7,6 +7,7 @@ import hashlib
 import importlib
 import io
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -179,3 +180,9 @@ def run_in_subprocess(root: Path, module: str, call: str, timeout: float, env: d
 
 
 CHILD_ERROR_MARK = "\n=== snippet failed ===\n"
+ADDRESS = re.compile(r"\b(at|object at) 0x[0-9a-fA-F]{6,}")
+
+
+def mask_addresses(output: str) -> str:
+    """Memory addresses in reprs (`<... object at 0x7f...>`) change every run: shown as `0x…`."""
+    return ADDRESS.sub(r"\1 0x…", output)

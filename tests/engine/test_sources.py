@@ -35,3 +35,10 @@ def test_includes_parse_and_reject():
         page_includes('```python exec="1"\nprint(snippet(path))\n```\n')
     with pytest.raises(IncludeError):
         page_includes('```python exec="1"\nprint(snippet("a.py", show="all"))\n```\n')
+
+
+def test_addresses_are_masked():
+    from engine.runner import mask_addresses
+
+    shown = mask_addresses("<built-in method run_backward of torch._C._EngineBase object at 0x7fab047a7ef0> 0x10")
+    assert shown == "<built-in method run_backward of torch._C._EngineBase object at 0x…> 0x10"
