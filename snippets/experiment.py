@@ -4,6 +4,7 @@ import datetime
 import hashlib
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 import torch
@@ -50,3 +51,12 @@ def print_checklist(checks: dict[str, bool]) -> None:
 def cli(write_experiment, default_out: Path) -> None:
     """`python -m <lab>.deliverable [OUT_DIR]`: write the folder and say where."""
     print(f"wrote {write_experiment(Path(sys.argv[1]) if len(sys.argv) > 1 else default_out)}")
+
+
+def preview(write_experiment, default_out: Path, check_acceptance, shown: str) -> None:
+    """What a lab page shows: the folder written into a temporary directory, one of its files, the checklist."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = write_experiment(Path(tmp) / Path(default_out).name)
+        print(f"wrote {sorted(p.name for p in out.iterdir())}\n")
+        print((out / shown).read_text(encoding="utf-8"))
+        print_checklist(check_acceptance(out))

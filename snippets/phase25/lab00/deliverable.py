@@ -3,12 +3,11 @@
 Usage: python -m snippets.phase25.lab00.deliverable [OUT_DIR]
 """
 
-import tempfile
 from pathlib import Path
 
 import torch
 
-from snippets.experiment import cli, has_manifest, print_checklist, write_manifest
+from snippets.experiment import cli, has_manifest, preview, write_manifest
 from snippets.phase25.lab00.part_a_baseline import SEED
 from snippets.phase25.lab00.part_b_key_sets import key_sets
 from snippets.phase25.lab00.part_c_trace import traces
@@ -75,11 +74,7 @@ def check_acceptance(out: Path) -> dict[str, bool]:
 
 
 def main():
-    with tempfile.TemporaryDirectory() as tmp:
-        out = write_experiment(Path(tmp) / DEFAULT_OUT.name)
-        print(f"wrote {sorted(p.name for p in out.iterdir())}\n")
-        print((out / "trace.log").read_text(encoding="utf-8"))
-        print_checklist(check_acceptance(out))
+    preview(write_experiment, DEFAULT_OUT, check_acceptance, "trace.log")
 
 
 if __name__ == "__main__":

@@ -3,12 +3,11 @@
 Usage: python -m snippets.phase25.lab01.deliverable [OUT_DIR]
 """
 
-import tempfile
 from pathlib import Path
 
 import torch
 
-from snippets.experiment import cli, code_hash, has_manifest, print_checklist, read_manifest, write_manifest
+from snippets.experiment import cli, code_hash, has_manifest, preview, read_manifest, write_manifest
 from snippets.minigpt.shipped import WEIGHTS_SHA256
 from snippets.phase25.lab01.chain import cross_entropy_graph, walk_by_hand
 from snippets.phase25.lab01.compare import NAMES, TOLERANCE, comparison, markdown_table, table
@@ -111,11 +110,7 @@ def check_acceptance(out: Path) -> dict[str, bool]:
 
 
 def main():
-    with tempfile.TemporaryDirectory() as tmp:
-        out = write_experiment(Path(tmp) / DEFAULT_OUT.name)
-        print(f"wrote {sorted(p.name for p in out.iterdir())}\n")
-        print((out / "comparison.md").read_text(encoding="utf-8"))
-        print_checklist(check_acceptance(out))
+    preview(write_experiment, DEFAULT_OUT, check_acceptance, "comparison.md")
 
 
 if __name__ == "__main__":
