@@ -129,6 +129,10 @@ class Reader:
         self.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
         page = self.context.new_page()
         page.emulate_media(color_scheme=scheme)
+        # The theme remembers a toggled palette in localStorage, which would outrank `scheme` on every
+        # later page of this browser context: each visit starts from the reader's system preference.
+        page.add_init_script("Object.keys(localStorage).filter(k => k.endsWith('__palette'))"
+                             ".forEach(k => localStorage.removeItem(k))")
         visit = Visit(page, origin)
 
         def block(route):
