@@ -58,8 +58,13 @@ def experiment() -> dict[str, list[str]]:
     return report
 
 
-def main():
-    for label, lines in experiment().items():
+def print_report(report: dict[str, list[str]]) -> None:
+    """Each labelled step, then its lines indented."""
+    for label, lines in report.items():
         print(f"{label}:")
         for line in lines:
             print(f"    {line}")
+
+
+def main():
+    print_report(experiment())

@@ -8,6 +8,7 @@ import torch.nn.functional as F
 
 from snippets.phase25.lab00.part_a_baseline import make_inputs
 from snippets.phase25.theory01.dispatch_table import table
+from snippets.phase25.theory01.key_order import print_report
 
 
 @contextlib.contextmanager
@@ -69,7 +70,4 @@ def experiment() -> dict[str, list[str]]:
 
 
 def main():
-    for label, lines in experiment().items():
-        print(f"{label}:")
-        for line in lines:
-            print(f"    {line}")
+    print_report(experiment())
