@@ -28,16 +28,18 @@ def layout_key_sets() -> dict[str, str]:
     return {name: ", ".join(names(C._dispatch_keys(t))) for name, t in examples.items()}
 
 
+CONTEXTS = {  # the situations compared: name -> context manager factory
+    "default": torch.enable_grad,
+    "torch.no_grad()": torch.no_grad,
+    "torch.inference_mode()": torch.inference_mode,
+    "torch.autocast('cpu')": lambda: torch.autocast("cpu"),
+}
+
+
 def thread_local_sets() -> dict[str, tuple[str, str]]:
     """(include, exclude) key sets of this thread, by default and inside each context manager."""
-    contexts = {
-        "default": torch.enable_grad,
-        "torch.no_grad()": torch.no_grad,
-        "torch.inference_mode()": torch.inference_mode,
-        "torch.autocast('cpu')": lambda: torch.autocast("cpu"),
-    }
     sets = {}
-    for name, context in contexts.items():
+    for name, context in CONTEXTS.items():
         with context():
             sets[name] = (cpu_only(C._dispatch_tls_local_include_set()), cpu_only(C._dispatch_tls_local_exclude_set()))
     return sets
@@ -46,14 +48,8 @@ def thread_local_sets() -> dict[str, tuple[str, str]]:
 def winning_keys() -> dict[str, tuple[str, str]]:
     """(key set, highest key) of linear's addmm call (b, x, W.t()) in each situation."""
     x, W, b = make_inputs()
-    situations = {
-        "default": torch.enable_grad,
-        "torch.no_grad()": torch.no_grad,
-        "torch.inference_mode()": torch.inference_mode,
-        "torch.autocast('cpu')": lambda: torch.autocast("cpu"),
-    }
     winners = {}
-    for name, context in situations.items():
+    for name, context in CONTEXTS.items():
         with context():
             keys = call_key_set(b, x, W.t())
             winners[name] = (", ".join(names(keys)), keys.highestPriorityTypeId().name)
