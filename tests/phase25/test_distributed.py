@@ -202,6 +202,8 @@ def test_a_hanging_rank_is_killed_at_the_deadline():
     start = time.monotonic()
     error, started, left = faults.provoke(faults.hang_rank, timeout=15)
     assert "ran past 15 s" in str(error)
+    assert error.errors[0].startswith("stuck in barrier (torch/distributed/distributed_c10d.py:")
+    assert error.errors[1].startswith("stuck in hang_rank (snippets/phase25/distributed/faults.py:")
     assert left == 0
     assert time.monotonic() - start < 60
 

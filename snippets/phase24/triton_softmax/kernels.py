@@ -31,12 +31,13 @@ def softmax_kernel(x_ptr, y_ptr, n_rows,
 
 
 @triton.jit
-def softmax_backward_kernel(y_ptr, dy_ptr, dx_ptr, n_rows,
-                            N_COLS: tl.constexpr, CHUNK: tl.constexpr, ROWS: tl.constexpr, UPCAST: tl.constexpr):
+def softmax_backward_kernel(y_ptr, dy_ptr, dx_ptr, n_rows, N_COLS: tl.constexpr, CHUNK: tl.constexpr,
+                            ROWS: tl.constexpr, UPCAST: tl.constexpr, KEEP_LAST: tl.constexpr):
     """dx = y * (dy - sum(y * dy)) along each row: the vector-Jacobian product of softmax.
 
     Two passes over CHUNK columns at a time: the first sums y * dy, the second reads y and dy
-    again (from the L2 cache, where the first pass asked to keep them) and writes dx.
+    again (from the L2 cache, where the first pass asked to keep them) and writes dx. With
+    KEEP_LAST, the row's last chunk is read once and stays in registers for both passes.
     """
     rows = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)
     starts = tl.minimum(rows, n_rows - 1)[:, None] * N_COLS
@@ -44,13 +45,25 @@ def softmax_backward_kernel(y_ptr, dy_ptr, dx_ptr, n_rows,
         partial = tl.zeros([ROWS, CHUNK], dtype=tl.float32)
     else:
         partial = tl.zeros([ROWS, CHUNK], dtype=dx_ptr.dtype.element_ty)
-    for first in tl.range(0, N_COLS, CHUNK):
+    if KEEP_LAST:
+        looped = (N_COLS - 1) // CHUNK * CHUNK  # the columns before the last chunk
+    else:
+        looped = N_COLS
+    for first in tl.range(0, looped, CHUNK):
         cols = first + tl.arange(0, CHUNK)[None, :]
         y = tl.load(y_ptr + starts + cols, mask=cols < N_COLS, other=0.0, eviction_policy="evict_last")
         dy = tl.load(dy_ptr + starts + cols, mask=cols < N_COLS, other=0.0, eviction_policy="evict_last")
         partial += y.to(partial.dtype) * dy.to(partial.dtype)
+    if KEEP_LAST:
+        kept = looped + tl.arange(0, CHUNK)[None, :]
+        y_kept = tl.load(y_ptr + starts + kept, mask=kept < N_COLS, other=0.0, eviction_policy="evict_first")
+        dy_kept = tl.load(dy_ptr + starts + kept, mask=kept < N_COLS, other=0.0, eviction_policy="evict_first")
+        partial += y_kept.to(partial.dtype) * dy_kept.to(partial.dtype)
     dot = tl.sum(partial, axis=1)[:, None]
-    for first in tl.range(0, N_COLS, CHUNK):
+    if KEEP_LAST:
+        dx = y_kept.to(dot.dtype) * (dy_kept.to(dot.dtype) - dot)
+        tl.store(dx_ptr + starts + kept, dx.to(dx_ptr.dtype.element_ty), mask=(kept < N_COLS) & (rows[:, None] < n_rows))
+    for first in tl.range(0, looped, CHUNK):
         cols = first + tl.arange(0, CHUNK)[None, :]
         y = tl.load(y_ptr + starts + cols, mask=cols < N_COLS, other=0.0, eviction_policy="evict_first")
         dy = tl.load(dy_ptr + starts + cols, mask=cols < N_COLS, other=0.0, eviction_policy="evict_first")
@@ -70,17 +83,17 @@ def launch_config(n_cols: int) -> dict[str, int]:
 
 
 def backward_config(n_cols: int) -> dict[str, int]:
-    """Backward chunk, rows per program, warps and pipeline stages for rows of `n_cols` elements.
+    """Backward chunk, rows per program, warps, pipeline stages and KEEP_LAST for rows of `n_cols` elements.
 
     Measured on an H200 (TUNING.md): chunks of up to 8192 columns with more warps for wider rows, which
     also keeps fewer rows in flight, so that the second pass still finds them in the L2 cache; rows
-    wider than 8192 take chunks of 16384 columns with 16 warps.
+    wider than 8192 take chunks of 16384 columns with 16 warps and keep their last chunk in registers.
     """
     block_cols = triton.next_power_of_2(n_cols)
     if block_cols > 8192:
-        return {"CHUNK": 16384, "ROWS": 1, "num_warps": 16, "num_stages": 2}
+        return {"CHUNK": 16384, "ROWS": 1, "num_warps": 16, "num_stages": 2, "KEEP_LAST": True}
     return {"CHUNK": block_cols, "ROWS": max(1, 2048 // block_cols),
-            "num_warps": min(32, max(8, block_cols // 256)), "num_stages": 2}
+            "num_warps": min(32, max(8, block_cols // 256)), "num_stages": 2, "KEEP_LAST": False}
 
 
 def _as_rows(t: torch.Tensor) -> torch.Tensor:

@@ -66,4 +66,6 @@ def main():
     print(f"  ranks started {started}, still running afterwards {left}")
     error, started, left = provoke(hang_rank, timeout=20)
     print(f"hang_rank: {str(error).splitlines()[0]}")
+    for rank, where in sorted(error.errors.items()):
+        print(f"  rank {rank} was {where}")
     print(f"  ranks started {started}, still running afterwards {left}")

@@ -20,9 +20,12 @@ def build_model(device: torch.device | str = "cpu") -> GrammarMiniGPT:
 
 
 def make_batch(batch: int, device: torch.device | str = "cpu", seq_len: int = SEQ_LEN, seed: int = 1):
-    """(inputs, targets) of shape (batch, seq_len) drawn from the grammar: next-token prediction."""
+    """(inputs, targets) of shape (batch, seq_len) drawn from the grammar: next-token prediction.
+
+    Both contiguous: a pipeline stage (torch 2.11) rejects micro-batches whose strides differ from
+    the ones it inferred, and a slice of the token rows has a stride of seq_len + 1."""
     tokens = sample_batch(batch, seq_len + 1, seed).to(device)
-    return tokens[:, :-1], tokens[:, 1:]
+    return tokens[:, :-1].contiguous(), tokens[:, 1:].contiguous()
 
 
 def loss_fn(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:

@@ -9,9 +9,9 @@ from snippets.phase25.distributed.launch import RankFailed, run_ranks
 
 DEVICES = ("cuda",)
 ISOLATE = True
-TIMEOUT = 200
+TIMEOUT = 300
 TIMED_STEPS = 20
-PATTERN_TIMEOUT = 30  # seconds for one pattern's group, NCCL start-up included
+PATTERN_TIMEOUT = 45  # seconds for one pattern's group, NCCL start-up included
 
 
 def run_patterns() -> tuple[list[dict], dict[str, str]]:
