@@ -1,9 +1,9 @@
 """Shared by every lab deliverable: the manifest of a reference experiment folder."""
 
+import argparse
 import datetime
 import hashlib
 import json
-import sys
 import tempfile
 from pathlib import Path
 
@@ -48,9 +48,17 @@ def print_checklist(checks: dict[str, bool]) -> None:
         print(f"[{'x' if ok else ' '}] {criterion}")
 
 
+def out_dir(default_out: Path, argv: list[str] | None = None) -> Path:
+    """OUT_DIR of `python -m <lab>.deliverable [OUT_DIR]`, the lab's default without one (an option
+    such as `-f` is refused rather than taken for a folder name)."""
+    parser = argparse.ArgumentParser(description="Write the lab's reference experiment folder.")
+    parser.add_argument("out_dir", nargs="?", type=Path, default=Path(default_out), metavar="OUT_DIR")
+    return parser.parse_args(argv).out_dir
+
+
 def cli(write_experiment, default_out: Path) -> None:
     """`python -m <lab>.deliverable [OUT_DIR]`: write the folder and say where."""
-    print(f"wrote {write_experiment(Path(sys.argv[1]) if len(sys.argv) > 1 else default_out)}")
+    print(f"wrote {write_experiment(out_dir(default_out))}")
 
 
 def preview(write_experiment, default_out: Path, check_acceptance, shown: str) -> None:

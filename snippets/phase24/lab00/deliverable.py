@@ -10,7 +10,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
-from snippets.experiment import write_manifest
+from snippets.experiment import out_dir, write_manifest
 from snippets.phase24.lab00.hello_cuda import run_checks
 
 ISOLATE = True  # runs torch.compile
@@ -40,6 +40,6 @@ def main():
 
 
 if __name__ == "__main__":
-    folder, ok = write_experiment(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)
+    folder, ok = write_experiment(out_dir(DEFAULT_OUT))
     print(f"wrote {folder}; {'all checks passed' if ok else 'a check failed: see checks.json'}")
     sys.exit(0 if ok else 1)

@@ -8,12 +8,11 @@ writes DISTRIBUTED.md, distributed.json and manifest.json (default experiments/2
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import torch
 
-from snippets.experiment import write_manifest
+from snippets.experiment import cli, write_manifest
 from snippets.phase25.distributed.compare import BATCHES, compare_rank, crossover, format_table, rows, verdicts
 from snippets.phase25.distributed.launch import run_ranks
 
@@ -85,4 +84,4 @@ def write_experiment(out: Path = DEFAULT_OUT, table: list[dict] | None = None) -
 
 
 if __name__ == "__main__":
-    print(f"wrote {write_experiment(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT)}")
+    cli(write_experiment, DEFAULT_OUT)

@@ -10,10 +10,11 @@ run in the interpreter (TRITON_INTERPRET=1 is set before they are imported).
 import datetime
 import json
 import os
-import sys
 from pathlib import Path
 
 import torch
+
+from snippets.experiment import out_dir
 
 DEFAULT_DIR = Path("experiments/lab02-custom-op")
 ROOT = Path(__file__).resolve().parents[3]
@@ -67,28 +68,27 @@ def manifest(device: str) -> dict:
     }
 
 
-def write(out_dir: Path) -> dict:
+def write(folder: Path) -> dict:
     """Run the checks and write the experiment folder; returns the checks."""
     device = "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cpu":
         os.environ.setdefault("TRITON_INTERPRET", "1")
     results, generated = checks(device)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "checks.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "checks.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     for name, code in generated.items():
-        (out_dir / f"generated_{name}.py").write_text(code + "\n", encoding="utf-8")
-    (out_dir / "manifest.json").write_text(json.dumps(manifest(device), indent=2) + "\n", encoding="utf-8")
+        (folder / f"generated_{name}.py").write_text(code + "\n", encoding="utf-8")
+    (folder / "manifest.json").write_text(json.dumps(manifest(device), indent=2) + "\n", encoding="utf-8")
     return results
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = sys.argv[1:] if argv is None else argv
-    out_dir = Path(args[0]) if args else DEFAULT_DIR
-    results = write(out_dir)
+    folder = out_dir(DEFAULT_DIR, argv)
+    results = write(folder)
     passed = (all(results["gradcheck"].values())
               and all(v == "SUCCESS" for verdicts in results["opcheck"].values() for v in verdicts.values())
               and results["compile"]["graph_breaks"] == 0)
-    print(f"wrote {out_dir}: {', '.join(sorted(p.name for p in out_dir.iterdir()))}")
+    print(f"wrote {folder}: {', '.join(sorted(p.name for p in folder.iterdir()))}")
     print("all checks passed" if passed else "SOME CHECKS FAILED: see checks.json")
 
 
