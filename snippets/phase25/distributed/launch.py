@@ -25,6 +25,7 @@ import torch.distributed as dist
 from snippets.phase25.distributed.worker import STACK_SIGNAL
 
 ROOT = Path(__file__).resolve().parents[3]
+WORKER = "snippets/phase25/distributed/worker.py"  # as frames name it, relative to ROOT
 POLL_SECONDS = 0.05
 GRACE_SECONDS = 2.0  # after a failure, how long the other ranks get to exit by themselves
 STACK_SECONDS = 5.0  # at the deadline, how long a rank gets to print where it is stuck
@@ -35,7 +36,7 @@ _FRAME = re.compile(r'^\s*File "(.+)", line (\d+) in (\S+)$')
 
 class RankFailed(RuntimeError):
     """A rank exited with an error or the demo ran past its deadline; `errors` maps each rank
-    that failed to the last line of its log."""
+    that failed to its exception, and each rank still running at the deadline to where it was stuck."""
 
     def __init__(self, message: str, errors: dict[int, str]):
         super().__init__(message)
@@ -90,14 +91,13 @@ def _main_thread_frames(log: str) -> list[tuple[str, str]]:
             blocks.append(frames)
         elif frames is not None and (match := _FRAME.match(line)):
             frames.append((match.group(3), f"{_short(match.group(1))}:{match.group(2)}"))
-    main = [b for b in blocks if any(where.startswith("snippets/phase25/distributed/worker.py") for _, where in b)]
+    main = [b for b in blocks if any(where.startswith(WORKER) for _, where in b)]
     return main[-1] if main else []
 
 
 def _where_stuck(frames: list[tuple[str, str]]) -> str:
     """The calls from the demo's innermost frame of its own down to where the rank was waiting."""
-    own = [i for i, (_, where) in enumerate(frames) if where.startswith("snippets/")
-           and not where.startswith(("snippets/phase25/distributed/worker.py", "snippets/phase25/distributed/launch.py"))]
+    own = [i for i, (_, where) in enumerate(frames) if where.startswith("snippets/") and not where.startswith(WORKER)]
     chain = frames[: own[0] + 1] if own else frames[:1]
     return "stuck in " + " < ".join(f"{function} ({where})" for function, where in chain)
 
