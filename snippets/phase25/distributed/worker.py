@@ -62,15 +62,19 @@ def run(spec: dict) -> dict:
     return result
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str]) -> None:
+    """Run the rank, write its result, and leave without Python's final clean-up: gloo's threads can
+    still hold tensors then, and freeing them while the interpreter shuts down aborts the process."""
     spec = json.loads(argv[0])
     die_with_parent(spec["parent"])
     faulthandler.register(STACK_SIGNAL, all_threads=True)  # the launcher asks where a late rank is stuck
     torch.set_num_threads(1)
     result = run(spec)
     Path(spec["result"]).write_text(json.dumps(result), encoding="utf-8")
-    return 0
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main(sys.argv[1:])
