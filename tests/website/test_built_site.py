@@ -8,6 +8,7 @@ import pytest
 
 from engine import recordings
 from engine.includes import page_includes
+from engine.notebooks import page_url
 from engine.parity import site_problems
 from engine.sources import declarations, snippet_path
 from engine.translations import english_pages
@@ -16,12 +17,9 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def built_pages(site: Path, lang: str) -> list[Path]:
-    pages = []
-    for page in english_pages(DOCS):
-        rel = page.relative_to(DOCS).with_suffix("")
-        folder = rel.parent if rel.name == "index" else rel
-        pages.append(site / ("" if lang == "en" else lang) / folder / "index.html")
-    return pages
+    """The HTML of every English page's version in `lang`, in english_pages order."""
+    prefix = "" if lang == "en" else f"{lang}/"
+    return [site / f"{prefix}{page_url(page.relative_to(DOCS).as_posix())}index.html" for page in english_pages(DOCS)]
 
 
 def test_every_page_has_a_matching_translation():
@@ -62,9 +60,8 @@ def test_outputs_hold_no_memory_addresses(built_site):
 
 
 def test_language_switcher_points_at_the_same_page(built_site):
-    for en, es in zip(built_pages(built_site, "en"), built_pages(built_site, "es")):
-        rel = es.parent.relative_to(built_site / "es").as_posix()
-        target = "" if rel == "." else f"{rel}/"
+    for page, en in zip(english_pages(DOCS), built_pages(built_site, "en")):
+        target = page_url(page.relative_to(DOCS).as_posix())
         assert re.search(rf'hreflang="es"[^>]*href="[./]*es/{re.escape(target)}"|href="[./]*es/{re.escape(target)}"[^>]*hreflang="es"',
                          en.read_text(encoding="utf-8")), en
 

@@ -6,10 +6,10 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
-from snippets.phase25.distributed.harness import digest, grad_error, metered_step, step_time_ms
+from snippets.phase25.distributed.harness import digest, forward_backward, grad_error, metered_step, step_time_ms
 from snippets.phase25.distributed.launch import run_ranks
 from snippets.phase25.distributed.report import comm_lines
-from snippets.phase25.distributed.model import build_model, loss_fn, make_batch, reference_grads
+from snippets.phase25.distributed.model import build_model, make_batch, reference_grads
 
 ISOLATE = True
 TIMEOUT = 240
@@ -25,18 +25,13 @@ def ddp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict
     ddp = DistributedDataParallel(model)
     optimizer = torch.optim.SGD(ddp.parameters(), lr=0.1)
 
-    def step(mark):
-        mark("forward")
-        loss = loss_fn(ddp(inputs[mine]), targets[mine])
-        mark("backward")
-        loss.backward()
-
+    step = forward_backward(ddp, inputs[mine], targets[mine])
     comm = metered_step(step, optimizer, world)
     return {"rank": rank, "rows": [mine.start, mine.stop], **comm,
             "params": sum(p.numel() for p in model.parameters()),
             "grad_digest": digest(p.grad for p in model.parameters()),
             "grad_error": grad_error(model.named_parameters(), reference),
-            "step_ms": step_time_ms(step, optimizer, device, timed_steps) if timed_steps else None}
+            "step_ms": step_time_ms(step, optimizer, device, timed_steps)}
 
 
 def main():

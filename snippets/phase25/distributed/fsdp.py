@@ -7,10 +7,10 @@ import torch.distributed as dist
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import fully_shard
 
-from snippets.phase25.distributed.harness import grad_error, metered_step, step_time_ms
+from snippets.phase25.distributed.harness import forward_backward, grad_error, metered_step, step_time_ms
 from snippets.phase25.distributed.launch import run_ranks
 from snippets.phase25.distributed.report import comm_lines, shape
-from snippets.phase25.distributed.model import build_model, loss_fn, make_batch, reference_grads
+from snippets.phase25.distributed.model import build_model, make_batch, reference_grads
 
 ISOLATE = True
 TIMEOUT = 240
@@ -31,19 +31,14 @@ def fsdp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dic
     fully_shard(model, mesh=mesh)  # the root: embedding and LM head
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
 
-    def step(mark):
-        mark("forward")
-        loss = loss_fn(model(inputs[mine]), targets[mine])
-        mark("backward")
-        loss.backward()
-
+    step = forward_backward(model, inputs[mine], targets[mine])
     comm = metered_step(step, optimizer, world)
     return {"rank": rank, **comm,
             "shards": {name: [list(p.shape), list(p.to_local().shape)] for name, p in model.named_parameters()},
             "placements": sorted({str(p.placements) for p in model.parameters()}),
             "params": sum(p.to_local().numel() for p in model.parameters()),
             "grad_error": grad_error(model.named_parameters(), reference),
-            "step_ms": step_time_ms(step, optimizer, device, timed_steps) if timed_steps else None}
+            "step_ms": step_time_ms(step, optimizer, device, timed_steps)}
 
 
 def main():

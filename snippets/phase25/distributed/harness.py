@@ -14,12 +14,25 @@ from torch.distributed.tensor import DTensor
 from torch.distributed.tensor.debug import CommDebugMode
 
 from snippets.phase25.distributed.comm import CommMeter, torch_counts
+from snippets.phase25.distributed.model import loss_fn
 
 Step = Callable[[Callable[[str], None]], None]  # runs forward and backward, calling mark(phase)
 
 
 def ignore(phase: str) -> None:
     """A mark() that records nothing."""
+
+
+def forward_backward(model, inputs: torch.Tensor, targets: torch.Tensor) -> Step:
+    """The step of every pattern but the pipeline: forward and loss, then backward, each pass marked."""
+
+    def step(mark):
+        mark("forward")
+        loss = loss_fn(model(inputs), targets)
+        mark("backward")
+        loss.backward()
+
+    return step
 
 
 def metered_step(step: Step, optimizer: torch.optim.Optimizer, world_size: int, warm_up: int = 2,
@@ -39,8 +52,10 @@ def metered_step(step: Step, optimizer: torch.optim.Optimizer, world_size: int, 
     return {**meter.summary(), "torch_counts": torch_counts(debug) if debug else None}
 
 
-def step_time_ms(step: Step, optimizer: torch.optim.Optimizer, device: torch.device, steps: int) -> float:
-    """Median wall time of `steps` training steps (synchronised on a GPU)."""
+def step_time_ms(step: Step, optimizer: torch.optim.Optimizer, device: torch.device, steps: int) -> float | None:
+    """Median wall time of `steps` training steps (synchronised on a GPU); None for no steps."""
+    if not steps:
+        return None
     times = []
     for _ in range(steps + 1):  # the first one warms up
         if device.type == "cuda":

@@ -92,7 +92,7 @@ def pp_rank(device: torch.device, schedule: str = "GPipe", batch: int = 8, micro
             "planned": planned_actions(pipe, rank),
             "params": sum(p.numel() for p in module.parameters()),
             "grad_error": grad_error([(n, p) for n, p in model.named_parameters() if id(p) in mine], reference),
-            "step_ms": step_time_ms(step, optimizer, device, timed_steps) if timed_steps else None}
+            "step_ms": step_time_ms(step, optimizer, device, timed_steps)}
 
 
 def pp_both_rank(device: torch.device, **kwargs) -> dict:

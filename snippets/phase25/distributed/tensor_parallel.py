@@ -10,10 +10,10 @@ from torch import nn
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
-from snippets.phase25.distributed.harness import grad_error, metered_step, step_time_ms
+from snippets.phase25.distributed.harness import forward_backward, grad_error, metered_step, step_time_ms
 from snippets.phase25.distributed.launch import run_ranks
 from snippets.phase25.distributed.report import comm_lines, shape
-from snippets.phase25.distributed.model import build_model, loss_fn, make_batch, reference_grads
+from snippets.phase25.distributed.model import build_model, make_batch, reference_grads
 
 ISOLATE = True
 TIMEOUT = 240
@@ -43,12 +43,7 @@ def tp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:
         parallelize_module(block.mlp, mesh, {"fc": ColwiseParallel(), "proj": RowwiseParallel()})
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1, foreach=False)  # the unsplit layers stay plain tensors: CUDA's foreach step cannot mix them with DTensors
 
-    def step(mark):
-        mark("forward")
-        loss = loss_fn(model(inputs), targets)
-        mark("backward")
-        loss.backward()
-
+    step = forward_backward(model, inputs, targets)
     comm = metered_step(step, optimizer, world)
     mlp = model.blocks[0].mlp
     return {"rank": rank, **comm, "attention": attention,
@@ -56,7 +51,7 @@ def tp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:
                        for name, p in mlp.named_parameters()},
             "params": sum(getattr(p, "_local_tensor", p).numel() for p in model.parameters()),
             "grad_error": grad_error(model.named_parameters(), reference),
-            "step_ms": step_time_ms(step, optimizer, device, timed_steps) if timed_steps else None}
+            "step_ms": step_time_ms(step, optimizer, device, timed_steps)}
 
 
 def main():
