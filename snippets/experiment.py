@@ -2,29 +2,28 @@
 
 import argparse
 import datetime
-import hashlib
 import json
 import tempfile
 from pathlib import Path
 
 import torch
 
+from engine.sources import source_hash
 
-def code_hash(package_dir: Path) -> str:
-    """sha256 over the lab's Python files (names and contents, sorted by name)."""
-    digest = hashlib.sha256()
-    for file in sorted(Path(package_dir).glob("*.py")):
-        digest.update(file.name.encode() + b"\0" + file.read_bytes())
-    return digest.hexdigest()
+ROOT = Path(__file__).resolve().parents[1]
 
 
-def write_manifest(out: Path, seed: int, package_dir: Path, **extra) -> dict:
-    """Write manifest.json (torch version, seed, UTC timestamp, code hash) and return it."""
+def write_manifest(out: Path, seed: int, deliverable: Path, **extra) -> dict:
+    """Write manifest.json (torch version, seed, UTC timestamp, code hash) and return it.
+
+    The code hash covers the deliverable module and every project module it imports, the hash
+    the build uses to tell a changed snippet (engine.sources.source_hash).
+    """
     manifest = {
         "torch": torch.__version__,
         "seed": seed,
         "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "code_hash": code_hash(package_dir),
+        "code_hash": source_hash(ROOT, Path(deliverable)),
         **extra,
     }
     (Path(out) / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")

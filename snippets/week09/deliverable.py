@@ -42,7 +42,7 @@ def write_experiment(out: Path = DEFAULT_OUT, device: str | None = None) -> Path
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "TRACE.md").write_text(trace_md(device), encoding="utf-8")
-    write_manifest(out, SEED, Path(__file__).parent, device=device)
+    write_manifest(out, SEED, Path(__file__), device=device)
     return out
 
 

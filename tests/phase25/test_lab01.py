@@ -1,9 +1,11 @@
 """Lab 01's acceptance: hand gradients match .backward() to 1e-7 in float64, the chain, the deliverable."""
 
 import json
+from pathlib import Path
 
 import torch
 
+from engine.sources import source_hash
 from snippets.phase25.lab01 import deliverable
 from snippets.phase25.lab01.chain import cross_entropy_graph, walk_by_hand
 from snippets.phase25.lab01.compare import TOLERANCE, comparison, max_errors
@@ -63,11 +65,12 @@ def test_hand_gradients_on_the_minigpt_head():
     assert step["max abs(W_hand - W_auto)"] <= 1e-6 and step["max abs(b_hand - b_auto)"] <= 1e-6
 
 
-def test_deliverable_meets_the_acceptance_list(tmp_path):
+def test_deliverable_meets_the_acceptance_list(tmp_path, root):
     out = deliverable.write_experiment(tmp_path / "25-autograd-by-hand")
     assert sorted(p.name for p in out.iterdir()) == ["chain.md", "comparison.md", "derivation.md", "graph.svg",
                                                     "manifest.json", "minigpt_head.md"]
     checks = deliverable.check_acceptance(out)
     assert checks and all(checks.values()), checks
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["seed"] == 0 and manifest["torch"] == torch.__version__ and len(manifest["code_hash"]) == 64
+    assert manifest["seed"] == 0 and manifest["torch"] == torch.__version__
+    assert manifest["code_hash"] == source_hash(root, Path(deliverable.__file__))  # theory02's modules included

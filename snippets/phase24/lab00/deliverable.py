@@ -26,7 +26,7 @@ def write_experiment(out: Path = DEFAULT_OUT) -> tuple[Path, bool]:
     checks = run_checks()
     (out / "checks.json").write_text(json.dumps([asdict(c) for c in checks], indent=1) + "\n", encoding="utf-8")
     passed = all(c.ok for c in checks)
-    write_manifest(out, SEED, Path(__file__).parent, all_checks_passed=passed)
+    write_manifest(out, SEED, Path(__file__), all_checks_passed=passed)
     return out, passed
 
 

@@ -79,7 +79,7 @@ def write_survey(out: Path, table: list[dict] | None = None) -> list[dict]:
 def write_experiment(out: Path = DEFAULT_OUT, table: list[dict] | None = None) -> Path:
     """The whole reference folder: the survey, its numbers and manifest.json."""
     write_survey(out, table)
-    write_manifest(out, SEED, Path(__file__).parent, backend="gloo", world_size=2)
+    write_manifest(out, SEED, Path(__file__), backend="gloo", world_size=2)
     return Path(out)
 
 

@@ -51,7 +51,7 @@ def write_experiment(out: Path = DEFAULT_OUT) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     (out / "trace.log").write_text(trace_log(), encoding="utf-8")
     (out / "REPORT.md").write_text(report(), encoding="utf-8")
-    write_manifest(out, SEED, Path(__file__).parent)
+    write_manifest(out, SEED, Path(__file__))
     return out
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import torch
 
-from snippets.experiment import cli, code_hash, has_manifest, preview, read_manifest, write_manifest
+from snippets.experiment import cli, has_manifest, preview, read_manifest, write_manifest
 from snippets.minigpt.shipped import WEIGHTS_SHA256
 from snippets.phase25.lab01.chain import cross_entropy_graph, walk_by_hand
 from snippets.phase25.lab01.compare import NAMES, TOLERANCE, comparison, markdown_table, table
@@ -82,9 +82,7 @@ def write_experiment(out: Path = DEFAULT_OUT) -> Path:
     (out / "chain.md").write_text(chain_report(), encoding="utf-8")
     (out / "minigpt_head.md").write_text(minigpt_report(), encoding="utf-8")
     (out / "graph.svg").write_text(graph_svg(), encoding="utf-8")
-    theory = Path(__file__).parent.parent / "theory02"
-    write_manifest(out, SEED, Path(__file__).parent, batch=BATCH, theory02_code_hash=code_hash(theory),
-                   minigpt_weights_sha256=WEIGHTS_SHA256)
+    write_manifest(out, SEED, Path(__file__), batch=BATCH, minigpt_weights_sha256=WEIGHTS_SHA256)
     return out
 
 

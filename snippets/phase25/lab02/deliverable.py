@@ -7,17 +7,15 @@ Writes checks.json (gradcheck, opcheck, torch.compile), the generated code that 
 run in the interpreter (TRITON_INTERPRET=1 is set before they are imported).
 """
 
-import datetime
 import json
 import os
 from pathlib import Path
 
 import torch
 
-from snippets.experiment import out_dir
+from snippets.experiment import out_dir, write_manifest
 
 DEFAULT_DIR = Path("experiments/lab02-custom-op")
-ROOT = Path(__file__).resolve().parents[3]
 SEED = 0
 
 
@@ -50,24 +48,6 @@ def checks(device: str) -> tuple[dict, dict[str, str]]:
     return results, generated
 
 
-def manifest(device: str) -> dict:
-    """Versions, seed, time and the hash of the code that produced the folder."""
-    from engine.sources import source_hash
-
-    import triton
-
-    return {
-        "lab": "phase-25 lab 02: the Triton softmax as a custom op",
-        "command": "python -m snippets.phase25.lab02.deliverable",
-        "torch": torch.__version__,
-        "triton": triton.__version__,
-        "device": torch.cuda.get_device_name(0) if device == "cuda" else "cpu (Triton interpreter)",
-        "seed": SEED,
-        "timestamp": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "code_hash": source_hash(ROOT, Path(__file__)),
-    }
-
-
 def write(folder: Path) -> dict:
     """Run the checks and write the experiment folder; returns the checks."""
     device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -78,7 +58,11 @@ def write(folder: Path) -> dict:
     (folder / "checks.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     for name, code in generated.items():
         (folder / f"generated_{name}.py").write_text(code + "\n", encoding="utf-8")
-    (folder / "manifest.json").write_text(json.dumps(manifest(device), indent=2) + "\n", encoding="utf-8")
+    import triton
+
+    write_manifest(folder, SEED, Path(__file__), lab="phase-25 lab 02: the Triton softmax as a custom op",
+                   command="python -m snippets.phase25.lab02.deliverable", triton=triton.__version__,
+                   device=torch.cuda.get_device_name(0) if device == "cuda" else "cpu (Triton interpreter)")
     return results
 
 

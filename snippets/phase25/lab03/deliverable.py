@@ -86,7 +86,7 @@ def write_experiment(out: Path = DEFAULT_OUT) -> Path:
     model, x = model_and_input()
     torch.export.save(export_tiny_head(model, x), out / "tiny_head.pt2")
     (out / "REPORT.md").write_text(report(match, minigpt, name, table), encoding="utf-8")
-    write_manifest(out, SEED, Path(__file__).parent, kernel=name, kernel_sha256=kernel_sha256(kernel),
+    write_manifest(out, SEED, Path(__file__), kernel=name, kernel_sha256=kernel_sha256(kernel),
                    inductor_options=PINNED_CPU, compile_match_max_abs_diff=match["max_abs_diff"])
     return out
 
