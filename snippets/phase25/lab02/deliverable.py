@@ -9,6 +9,7 @@ run in the interpreter (TRITON_INTERPRET=1 is set before they are imported).
 
 import json
 import os
+from importlib.metadata import version
 from pathlib import Path
 
 import torch
@@ -58,10 +59,8 @@ def write(folder: Path) -> dict:
     (folder / "checks.json").write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     for name, code in generated.items():
         (folder / f"generated_{name}.py").write_text(code + "\n", encoding="utf-8")
-    import triton
-
     write_manifest(folder, SEED, Path(__file__), lab="phase-25 lab 02: the Triton softmax as a custom op",
-                   command="python -m snippets.phase25.lab02.deliverable", triton=triton.__version__,
+                   command="python -m snippets.phase25.lab02.deliverable", triton=version("triton"),
                    device=torch.cuda.get_device_name(0) if device == "cuda" else "cpu (Triton interpreter)")
     return results
 
