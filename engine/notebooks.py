@@ -173,7 +173,7 @@ def outputs(site, include: Include, lang: str) -> tuple[str | None, list[str]]:
         if not result.ok:
             raise SnippetError(result.error)
         main = result.output
-        notes.append(f"*{render.built_label(lang, site.executor.environment)}*")
+        notes.append(f"*{site.built_label(path, lang)}*")
     if "cuda" in devices:
         recording = recordings.current(root, path, include.call)
         if recording is None:  # authoring with NMB_PENDING_RECORDINGS=1

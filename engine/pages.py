@@ -6,10 +6,11 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine import recordings, render
+from engine import claims, recordings, render
 from engine.execute import Executor
 from engine.includes import Include, page_includes
-from engine.sources import PACKAGE, SnippetError, declarations, part_source, snippet_path, source_hash
+from engine.sources import (PACKAGE, SnippetError, declarations, part_source, snippet_path, source_hash,
+                            uses_triton)
 
 
 @dataclass
@@ -67,6 +68,13 @@ class Site:
             parts.append(self._output(path, include.call, f"{PACKAGE}/{include.path}:{include.call}()", include.raw))
         return "\n".join(parts)
 
+    def built_label(self, path: Path, lang: str) -> str:
+        """The CPU label, or the provenance of the GPU recording the output was drawn from."""
+        drawn = recordings.drawn_from(self.root, path)
+        if drawn is not None:
+            return render.drawn_label(lang, drawn.provenance)
+        return render.built_label(lang, self.executor.environment, uses_triton(self.root, path))
+
     def _output(self, path: Path, call: str, name: str, raw: bool) -> str:
         devices = declarations(path).devices
         cpu = gpu = None
@@ -74,11 +82,13 @@ class Site:
             result = self.executor.run(path, call)
             if not result.ok:
                 raise SnippetError(f"{result.error.rstrip()}\n--- output before the failure ---\n{result.output}")
-            cpu = render.output(result.output, render.built_label(self.lang, self.executor.environment), self.lang, raw)
+            _hold_claims(path, call, claims.Output(result.output))
+            cpu = render.output(result.output, self.built_label(path, self.lang), self.lang, raw)
         if "cuda" in devices:
             recording = recordings.current(self.root, path, call)
             if recording is None:
                 return (cpu or "") + render.pending(name, self.lang)
+            _hold_claims(path, call, claims.Output(recording.output, "cuda", recording.provenance["gpu"]))
             gpu = render.output(recording.output, render.recorded_label(self.lang, recording.provenance), self.lang, raw)
             if cpu:
                 return render.tabs(cpu, gpu, recording.provenance["gpu"], self.lang)
@@ -87,12 +97,20 @@ class Site:
         return cpu or gpu
 
 
+def _hold_claims(path: Path, call: str, output: claims.Output) -> None:
+    """A page never shows an output that contradicts what the page says about it."""
+    false = claims.check(path, call, output)
+    if false:
+        raise SnippetError("\n".join(false))
+
+
 def page_signature(root: Path, markdown: str) -> str:
     """What a page's outputs depend on: its snippets' source hashes and their GPU recordings."""
     digest = hashlib.sha256()
     for include in page_includes(markdown):
         path = snippet_path(root, include.path)
         digest.update(f"{include}:{source_hash(root, path)}".encode())
+        digest.update(path.read_bytes())  # its claims too, which the source hash leaves out
         if include.call and "cuda" in declarations(path).devices:
             recording = recordings.recording_path(root, path, include.call)
             digest.update(recording.read_bytes() if recording.is_file() else b"<none>")

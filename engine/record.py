@@ -13,7 +13,7 @@ import platform
 import sys
 from pathlib import Path
 
-from engine import recordings
+from engine import claims, recordings
 from engine.includes import page_includes
 from engine.runner import child_env, mask_addresses, run_in_subprocess
 from engine.sources import declarations, module_name, snippet_path
@@ -77,9 +77,15 @@ def main(argv: list[str] | None = None) -> int:
     for path, call in todo:
         name = f"{module_name(ROOT, path)}.{call}()"
         result = run_in_subprocess(ROOT, module_name(ROOT, path), call, declarations(path).timeout * 3, env)
-        if result.ok:
-            recordings.save(ROOT, path, call, mask_addresses(result.output), info)
+        output = mask_addresses(result.output)
+        false = claims.check(path, call, claims.Output(output, "cuda", info["gpu"])) if result.ok else []
+        if result.ok and not false:
+            recordings.save(ROOT, path, call, output, info)
             print(f"recorded {name}", flush=True)
+        elif false:
+            failed += 1
+            print(f"NOT RECORDED {name}: its output breaks what the pages say\n" + "\n".join(false)
+                  + f"\n--- output ---\n{output}", flush=True)
         else:
             failed += 1
             print(f"FAILED {name}\n{result.output}\n{result.error}", flush=True)

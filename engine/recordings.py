@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.sources import PACKAGE, SnippetError, module_name, source_hash
+from engine.sources import PACKAGE, SnippetError, declarations, module_name, source_hash
 
+log = logging.getLogger("mkdocs.engine")
 FOLDER = "recordings"
 RECORD_COMMAND = "make record"
 
@@ -26,12 +28,15 @@ def recording_path(root: Path, path: Path, call: str) -> Path:
     return root / PACKAGE / FOLDER / f"{name}.{call}.json"
 
 
-def load(root: Path, path: Path, call: str) -> Recording | None:
-    file = recording_path(root, path, call)
+def read(file: Path) -> Recording | None:
     if not file.is_file():
         return None
     data = json.loads(file.read_text(encoding="utf-8"))
     return Recording(data["output"], data["source_hash"], data["provenance"])
+
+
+def load(root: Path, path: Path, call: str) -> Recording | None:
+    return read(recording_path(root, path, call))
 
 
 def stale_reason(root: Path, path: Path, call: str) -> str | None:
@@ -47,15 +52,25 @@ def stale_reason(root: Path, path: Path, call: str) -> str | None:
     return None
 
 
+def drawn_from(root: Path, path: Path) -> Recording | None:
+    """The GPU recording a CPU snippet reads (declared among its INPUTS), if it reads one."""
+    for name in declarations(path).inputs:
+        if name.startswith(FOLDER + "/") and name.endswith(".json"):
+            return read(root / PACKAGE / name)
+    return None
+
+
 PENDING_ENV = "NMB_PENDING_RECORDINGS"
 
 
 def current(root: Path, path: Path, call: str) -> Recording | None:
-    """The recording; None for a missing one while authoring with NMB_PENDING_RECORDINGS=1
-    (tests never set it); SnippetError when it is missing or stale."""
+    """The recording; SnippetError when it is missing or stale. While authoring with
+    NMB_PENDING_RECORDINGS=1 (tests never set it), a missing one is None and a stale one is
+    shown as it is (the log says so), so that prose and claims can be checked against it."""
     reason = stale_reason(root, path, call)
-    if reason and os.environ.get(PENDING_ENV) == "1" and load(root, path, call) is None:
-        return None
+    if reason and os.environ.get(PENDING_ENV) == "1":
+        log.info("engine: authoring mode, shown anyway: %s", reason)
+        return load(root, path, call)
     if reason:
         raise SnippetError(reason)
     return load(root, path, call)

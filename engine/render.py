@@ -7,7 +7,10 @@ import textwrap
 
 LABELS = {
     "en": {
-        "built": "Output built on CPU with torch {torch}, triton {triton} (interpreter), Python {python}.",
+        "built": "Output built on CPU with torch {torch}, Python {python}.",
+        "built_triton": "Output built on CPU with torch {torch}, triton {triton} (interpreter), Python {python}.",
+        "drawn": "Drawn at build time from the output recorded on {gpu} with torch {torch}, triton {triton}, "
+                 "CUDA {cuda}, on {date}.",
         "recorded": "Output recorded on {gpu} with torch {torch}, triton {triton}, CUDA {cuda}, on {date}.",
         "cpu_tab": "CPU (built)",
         "gpu_tab": "{gpu} (recorded)",
@@ -16,7 +19,10 @@ LABELS = {
         "pending": "GPU recording pending for {name}: run `make record` on a machine with an NVIDIA GPU.",
     },
     "es": {
-        "built": "Salida generada en CPU con torch {torch}, triton {triton} (intérprete) y Python {python}.",
+        "built": "Salida generada en CPU con torch {torch} y Python {python}.",
+        "built_triton": "Salida generada en CPU con torch {torch}, triton {triton} (intérprete) y Python {python}.",
+        "drawn": "Dibujado al generar el sitio a partir de la salida grabada en {gpu} con torch {torch}, "
+                 "triton {triton} y CUDA {cuda}, el {date}.",
         "recorded": "Salida grabada en {gpu} con torch {torch}, triton {triton} y CUDA {cuda}, el {date}.",
         "cpu_tab": "CPU (generada)",
         "gpu_tab": "{gpu} (grabada)",
@@ -44,8 +50,14 @@ def output(text: str, label: str, lang: str, raw: bool = False) -> str:
     return shown + f'\n<p class="nmb-provenance">{label}</p>\n'
 
 
-def built_label(lang: str, environment: dict[str, str]) -> str:
-    return LABELS[lang]["built"].format(**environment)
+def built_label(lang: str, environment: dict[str, str], triton: bool = False) -> str:
+    """Where a CPU output comes from; triton's interpreter is named only where Triton ran."""
+    return LABELS[lang]["built_triton" if triton else "built"].format(**environment)
+
+
+def drawn_label(lang: str, provenance: dict[str, str]) -> str:
+    """A CPU output drawn from a GPU recording carries that recording's provenance."""
+    return LABELS[lang]["drawn"].format(**provenance)
 
 
 def recorded_label(lang: str, provenance: dict[str, str]) -> str:

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from engine.claims import claim_nodes, strip_claims
+
 PACKAGE = "snippets"
 
 
@@ -118,6 +120,17 @@ def closure(root: Path, path: Path) -> list[Path]:
     return sorted(seen)
 
 
+def uses_triton(root: Path, path: Path) -> bool:
+    """Whether the snippet or a project module it imports imports triton (run by its interpreter on CPU)."""
+    for module in closure(root, path):
+        for node in ast.walk(parse(module)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(n == "triton" or n.startswith("triton.") for n in names):
+                return True
+    return False
+
+
 def input_files(root: Path, path: Path, modules: list[Path] | None = None) -> list[Path]:
     """The data files named by the INPUTS of every module in the snippet's closure."""
     files = set()
@@ -128,6 +141,15 @@ def input_files(root: Path, path: Path, modules: list[Path] | None = None) -> li
     return sorted(f.resolve() for f in files)
 
 
+def _hashed_bytes(file: Path) -> bytes:
+    """What of a file an output depends on: a module without its claims, any other file whole."""
+    if not file.exists():
+        return b"<missing>"  # an input not there yet
+    if file.suffix != ".py" or not claim_nodes(parse(file)):
+        return file.read_bytes()
+    return strip_claims(file.read_text(encoding="utf-8"), parse(file)).encode()
+
+
 def source_hash(root: Path, path: Path) -> str:
     """Hash of a snippet's source, every project module it imports, and their declared inputs."""
     digest = hashlib.sha256()
@@ -135,7 +157,7 @@ def source_hash(root: Path, path: Path) -> str:
     for file in modules + input_files(root, path, modules):
         digest.update(str(file.relative_to(root.resolve())).encode())
         digest.update(b"\0")
-        digest.update(file.read_bytes() if file.exists() else b"<missing>")  # an input not there yet
+        digest.update(_hashed_bytes(file))
         digest.update(b"\0")
     return digest.hexdigest()[:16]
 
@@ -144,7 +166,7 @@ def part_source(path: Path, part: str | None) -> str:
     """The whole file, or one top-level function or class (decorators included)."""
     text = path.read_text(encoding="utf-8")
     if part is None:
-        return text.rstrip() + "\n"
+        return strip_claims(text, parse(path)).rstrip() + "\n"
     lines = text.splitlines()
     for node in parse(path).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == part:
