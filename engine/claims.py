@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -39,7 +39,12 @@ class Output:
 
     text: str
     device: str = "cpu"  # "cpu" (built) or "cuda" (recorded)
-    gpu: str | None = None  # the recording's GPU name
+    versions: dict = field(default_factory=dict)  # what produced it: torch, triton, python (+ gpu, cuda, date)
+
+    @property
+    def gpu(self) -> str | None:
+        """The recording's GPU name (None for a CPU output)."""
+        return self.versions.get("gpu")
 
     @property
     def lines(self) -> list[str]:
@@ -80,7 +85,7 @@ class Output:
         rest = lines[first + 1:]
         if end is not None:
             rest = rest[: next((i for i, line in enumerate(rest) if end in line), len(rest))]
-        return Output("\n".join(rest), self.device, self.gpu)
+        return Output("\n".join(rest), self.device, self.versions)
 
 
 @dataclass(frozen=True)

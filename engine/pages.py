@@ -82,13 +82,13 @@ class Site:
             result = self.executor.run(path, call)
             if not result.ok:
                 raise SnippetError(f"{result.error.rstrip()}\n--- output before the failure ---\n{result.output}")
-            _hold_claims(path, call, claims.Output(result.output))
+            _hold_claims(path, call, claims.Output(result.output, "cpu", self.executor.environment))
             cpu = render.output(result.output, self.built_label(path, self.lang), self.lang, raw)
         if "cuda" in devices:
             recording = recordings.current(self.root, path, call)
             if recording is None:
                 return (cpu or "") + render.pending(name, self.lang)
-            _hold_claims(path, call, claims.Output(recording.output, "cuda", recording.provenance["gpu"]))
+            _hold_claims(path, call, claims.Output(recording.output, "cuda", recording.provenance))
             gpu = render.output(recording.output, render.recorded_label(self.lang, recording.provenance), self.lang, raw)
             if cpu:
                 return render.tabs(cpu, gpu, recording.provenance["gpu"], self.lang)

@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         name = f"{module_name(ROOT, path)}.{call}()"
         result = run_in_subprocess(ROOT, module_name(ROOT, path), call, declarations(path).timeout * 3, env)
         output = mask_addresses(result.output)
-        false = claims.check(path, call, claims.Output(output, "cuda", info["gpu"])) if result.ok else []
+        false = claims.check(path, call, claims.Output(output, "cuda", info)) if result.ok else []
         if result.ok and not false:
             recordings.save(ROOT, path, call, output, info)
             print(f"recorded {name}", flush=True)

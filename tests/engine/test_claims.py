@@ -38,10 +38,11 @@ def sandbox(tmp_path):
 
 
 def test_output_helpers():
-    out = claims.Output("a 1\nrow x 2.5e-3 and -4\nrow y 7\n")
+    out = claims.Output("a 1\nrow x 2.5e-3 and -4\nrow y 7\n", "cuda", {"gpu": "G", "torch": "2.11"})
     assert "row x" in out and out.count("row") == 2
     assert out.numbers("row x") == [2.5e-3, -4.0] and out.number("row y") == 7
     assert out.between("a 1", "row y").text == "row x 2.5e-3 and -4"
+    assert out.gpu == "G" and out.between("a 1").versions["torch"] == "2.11"
     with pytest.raises(claims.ClaimError, match="2 lines contain 'row'"):
         out.line("row")
 
