@@ -49,3 +49,14 @@ def claim_constants(main):
     """#inductor-cpu: shapes and strides are constants (assert_size_stride(arg2_1, (2, 64), (64, 1)), 600L in the loops), and with cpp.simdlen=256 the loop steps 8 floats."""
     return ("assert_size_stride(arg2_1, (2, 64), (64, 1)" in main and "<static_cast<int64_t>(600L)" in main
             and "x1+=static_cast<int64_t>(8L)" in main)
+
+
+def claim_scratch_row(main):
+    """#cpp-vs-triton: on CPU the intermediates go to a scratch row of 600 floats, allocated on the heap at each call."""
+    return main.count("std::make_unique<float []>(600L)") == 1
+
+
+def claim_inference_graph(main):
+    """#aot-autograd: under torch.no_grad() there is no joint graph: AOTAutograd produces a single inference graph, which is what the rest of this page compiles."""
+    graph = main.between("the graph Inductor lowers", "ATen ops:").text
+    return "primals" not in graph and "tangents" not in graph and graph.count("def forward(") == 1
