@@ -28,3 +28,15 @@ def main():
     print(f"torch {metadata.version('torch')}, triton {metadata.version('triton')}\n")
     for dotted, use in APIS.items():
         print(f"{'present' if lookup(dotted) else 'MISSING':8} {dotted:48} {use}")
+
+
+def claim_pinned_versions(main):
+    """#pin: the course pins torch 2.13.0 (and triton 3.8.0), and every output built on CPU comes from that install."""
+    return main.lines[0].startswith("torch 2.13.0") and main.lines[0].endswith("triton 3.8.0")
+
+
+def claim_only_pipe_missing(main):
+    """#pin: the last row is why the survey uses torch.distributed.pipelining: the Pipe API the original text names no longer exists."""
+    rows = main.lines[2:]
+    return rows[-1].startswith("MISSING") and "pipeline.sync.Pipe" in rows[-1] and all(
+        row.startswith("present") for row in rows[:-1])

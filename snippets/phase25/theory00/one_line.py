@@ -28,6 +28,11 @@ def call_tree() -> tuple[list[str], list[str]]:
     return trees[0], trees[1]
 
 
+def calls_of(tree: list[str], op: str) -> int:
+    """How many events of an indented call tree are the operator `op`."""
+    return sum(line.strip() == op for line in tree)
+
+
 def main():
     forward, backward = call_tree()
     print(f"y = F.linear(x, W, b): {len(forward)} operator calls")
@@ -36,3 +41,31 @@ def main():
     top = [line.split(": ")[-1] for line in backward if line.startswith("autograd::engine")]
     print(f"\ny.sum().backward(): {len(backward)} calls; the engine evaluates, in order:")
     print("    " + ", ".join(top))
+    print(f"    matrix products among the {len(backward)} calls: {calls_of(backward, 'aten::mm')} aten::mm")
+
+
+def claim_linear_is_the_root(main):
+    """#one-line: the one line you wrote is aten::linear; everything indented under it is work you did not write."""
+    tree = main.between("operator calls", "y.sum()").lines
+    return tree[0].strip() == "aten::linear" and all(line.startswith("      ") for line in tree[1:] if line.strip())
+
+
+def claim_t_and_addmm(main):
+    """#one-line: linear becomes a transpose (aten::t, a view made through transpose and as_strided, no data moved) and one aten::addmm."""
+    children = [line.strip() for line in main.between("operator calls", "y.sum()").lines if line.startswith("      aten")
+                and not line.startswith("        ")]
+    under_t = main.between("      aten::t", "      aten::addmm").text
+    return children == ["aten::t", "aten::addmm"] and "aten::transpose" in under_t and "copy" not in under_t
+
+
+def claim_bias_copied(main):
+    """#one-line: addmm copies the bias into the output and runs the matrix product on top of it."""
+    return "aten::copy_" in main.between("      aten::addmm", "y.sum()")
+
+
+def claim_backward_walk(main):
+    """#one-line: the engine walks SumBackward0, AddmmBackward0 and TBackward0, computes two matrix products, and accumulates the gradients into the three leaves."""
+    order = [name.strip() for name in main.between("the engine evaluates").lines[0].split(",")]
+    nodes = [name for name in order if "AccumulateGrad" not in name]
+    return (nodes == ["SumBackward0", "AddmmBackward0", "TBackward0"] and order.count("torch::autograd::AccumulateGrad") == 3
+            and main.number("matrix products among the", 1) == 2)

@@ -42,3 +42,43 @@ def main():
     print(f"\nlinear(x, W, b) on {device}: addmm dispatches with {keys}")
     print("and visits, top to bottom:")
     print(format_rows(visited))
+
+
+def claim_generated_kernels(main):
+    """#addmm-table: the backend row points into a generated RegisterCPU_*.cpp (RegisterCUDA_*.cpp on the GPU tab), the autograd row into the generated VariableType_*.cpp, and the Meta row into torch/_meta_registrations.py."""
+    rows = main.between("Rows that matter", "linear(x, W, b)")
+    backend = rows.line("  CPU ") if main.device == "cpu" else rows.line("  CUDA ")
+    register = "RegisterCPU_" if main.device == "cpu" else "RegisterCUDA_"
+    return (register in backend and " kernel " in backend and "VariableType_" in rows.line("AutogradCPU")
+            and "torch/_meta_registrations.py" in rows.line("Meta "))
+
+
+def claim_cuda_row(main):
+    """#addmm-table: on the CPU wheel the CUDA row is a default backend kernel from CompositeExplicitAutogradNonFunctional; the GPU recording shows the real RegisterCUDA_*.cpp row."""
+    row = main.between("Rows that matter", "linear(x, W, b)").line("  CUDA ")
+    if main.device == "cpu":
+        return "default backend kernel" in row and "RegisterCompositeExplicitAutogradNonFunctional" in row
+    return "default" not in row and "RegisterCUDA_" in row
+
+
+def claim_fallbacks_and_fallthroughs(main):
+    """#addmm-table: Python, Functionalize, PreDispatch and PythonDispatcher are backend fallbacks; ADInplaceOrView and BackendSelect fall through."""
+    rows = main.between("Rows that matter", "linear(x, W, b)")
+    return all("backend fallback" in rows.line(f"  {key} ") for key in ("Python", "Functionalize", "PreDispatch",
+                                                                       "PythonDispatcher")) and \
+        all("fallthrough" in rows.line(f"  {key} ") for key in ("ADInplaceOrView", "BackendSelect"))
+
+
+def claim_walk(main):
+    """#addmm-table: the autograd kernel runs, the two fallthroughs are skipped, and the backend kernel computes."""
+    walk = [line.split()[:2] for line in main.between("and visits").lines if line.strip()]
+    backend = "CPU" if main.device == "cpu" else "CUDA"
+    return walk == [[f"Autograd{backend}", "autograd"], ["ADInplaceOrView", "fallthrough"],
+                    ["BackendSelect", "fallthrough"], [backend, "kernel"]]
+
+
+def claim_key_order(main):
+    """#summary: the order that matters for the LM head: autocast, autograd, ADInplaceOrView, Python, BackendSelect, the backend."""
+    keys = [line.split()[0] for line in main.between("Rows that matter", "linear(x, W, b)").lines if line.strip()]
+    order = ["AutocastCPU", "AutogradCPU", "ADInplaceOrView", "Python", "BackendSelect", "CPU"]
+    return [key for key in keys if key in order] == order

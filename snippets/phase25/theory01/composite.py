@@ -47,3 +47,42 @@ def main():
     print("\nWhat reaches the Python key (a TorchDispatchMode), below every composite:")
     for call, ops in what_reaches_the_backend().items():
         print(f"  {call:<46} {', '.join(op.removeprefix('aten.') for op in ops)}")
+
+
+def claim_composite_declarations(main):
+    """#composite: linear and matmul declare, for dense tensors, one kernel under the alias key CompositeImplicitAutograd; the other lines are for nested tensors and other backends."""
+    for op in ("linear(", "matmul("):
+        entry = main.between(f"- func: {op}", "- func:").lines
+        if not (entry[1].strip() == f"CompositeImplicitAutograd: {op[:-1]}" and entry[2].strip().startswith("# ...")):
+            return False
+    return True
+
+
+def claim_math_kernel_rows(main):
+    """#composite: the computed table shows a math kernel at AutogradCPU and at CPU for linear and matmul."""
+    return all(main.line(f"aten::{op} ").count("math kernel") == 2 for op in ("linear", "matmul"))
+
+
+def claim_explicit_addmm_and_t(main):
+    """#composite: addmm declares CPU: addmm_out_cpu and CUDA: addmm_out_cuda on addmm.out, with an autograd kernel; t is CompositeExplicitAutograd, one kernel below its own autograd kernel."""
+    out = main.between("- func: addmm.out", "- func:")
+    return ("CPU: addmm_out_cpu" in out and "CUDA: addmm_out_cuda" in out
+            and "structured_delegate: addmm.out" in main.between("- func: addmm(", "- func:")
+            and "CompositeExplicitAutograd: t" in main.between("- func: t(")
+            and main.line("aten::addmm ").split()[1:3] == ["autograd", "kernel"]
+            and re.search(r"aten::t +autograd kernel .*RegisterCompositeExplicitAutograd_", main.text) is not None)
+
+
+def claim_explicit_summary(main):
+    """#summary: explicit operators (addmm, mm) have a kernel per backend and a derivative formula."""
+    return all(re.search(rf"aten::{op} +autograd kernel \(VariableType_\d+\.cpp\) +kernel \(RegisterCPU_", main.text)
+               for op in ("addmm", "mm"))
+
+
+def claim_what_reaches_python(main):
+    """#composite: a dispatch mode never sees aten.linear; on a 3-D input linear folds the batch into rows (view, t, addmm, view); without a bias it goes through mm; matmul on a transposed 3-D input copies it first (clone)."""
+    seen = main.between("What reaches the Python key")
+    return ("linear.default" not in seen and "matmul.default" not in seen
+            and seen.line("F.linear(h, W, b)").endswith("view.default, t.default, addmm.default, view.default")
+            and "mm.default" in seen.line("no bias") and "addmm" not in seen.line("no bias")
+            and seen.line("hT = h.transpose").split("  ")[-1].strip().startswith("clone.default"))

@@ -54,3 +54,21 @@ def main():
     print("\nlinear(x, W, b) in torch.bfloat16, oneDNN verbose:")
     for call in onednn_calls(torch.bfloat16) or ["(no oneDNN primitive ran)"]:
         print(f"    {call}")
+
+
+def claim_one_sgemm(main):
+    """#gemm-cpu: SGEMM(T,N,600,2,64,...) is the whole LM head in one BLAS call: m = 600, n = 2, k = 64."""
+    calls = main.between("torch.float32, MKL verbose", "torch.float64").text.split()
+    return len(calls) == 1 and calls[0].startswith("SGEMM(T,N,600,2,64,")
+
+
+def claim_dgemm(main):
+    """#gemm-cpu: in float64 the same call becomes DGEMM."""
+    calls = main.between("torch.float64, MKL verbose", "torch.bfloat16").text.split()
+    return len(calls) == 1 and calls[0].startswith("DGEMM(T,N,600,2,64,")
+
+
+def claim_onednn_bf16(main):
+    """#gemm-cpu: in bfloat16 the CPU kernel hands the product to a oneDNN matmul primitive, and the log names the implementation oneDNN chose for that CPU."""
+    log = [line.strip() for line in main.between("torch.bfloat16, oneDNN verbose").lines if line.strip()]
+    return len(log) == 1 and re.match(r"matmul,\w+:\w+", log[0]) is not None and log[0].endswith("2x64:64x600")

@@ -64,3 +64,32 @@ def main():
         print(f"\n{label}:")
         for name, count in kernels_launched(fn, *args):
             print(f"    {count} x {short(name)}")
+
+
+def claim_no_cutlass(main):
+    """#gemm-gpu: the names in the recording are cuBLAS's own kernels (gemmSN, xmma, nvjet); none comes from a CUTLASS template, which would say so in its name."""
+    kernels = [line for line in main.lines if " x " in line and "Memset" not in line and "(" not in line.split(" x ")[0]]
+    return "cutlass" not in main.text.lower() and all(
+        re.search(r"gemmSN|xmma|nvjet", line) for line in kernels) and len(kernels) == 7
+
+
+def claim_shape_and_dtype(main):
+    """#gemm-gpu: the kernel depends on the shape (the tiny LM head and the large square product do not get the same one) and on the dtype."""
+    blocks = {}
+    for line in main.lines:
+        if line.endswith(":") and ("F.linear" in line or "torch.matmul" in line):
+            current = line
+            blocks[current] = []
+        elif line.startswith("    1 x ") and "Memset" not in line:
+            blocks[current].append(line.split(" x ", 1)[1])
+    kernels = [kernel for found in blocks.values() for kernel in found]
+    return len(blocks) == 7 and len(set(kernels)) == len(kernels) == 7
+
+
+def claim_float32_off_tensor_cores(main):
+    """#gemm-gpu: float32 stays off the tensor cores at the default precision, which the first line prints; precision 'high' lets cuBLAS use a TF32 kernel; bfloat16 and float16 get cuBLASLt's nvjet kernels."""
+    float32 = main.between("(4096, 4096), torch.float32:", "torch.matmul").text
+    tf32 = main.between("precision 'high' (TF32):").text
+    halves = [main.between(f"(600,), torch.{dtype}:", "\n").lines[0] for dtype in ("bfloat16", "float16")]
+    return (main.lines[0].endswith("float32 matmul precision: 'highest'") and "ffma" in float32
+            and "tf32" not in float32 and "tf32" in tf32 and all("nvjet" in line for line in halves))

@@ -68,3 +68,21 @@ def print_report(report: dict[str, list[str]]) -> None:
 
 def main():
     print_report(experiment())
+
+
+def claim_schema_without_kernel(main):
+    """#one-key: with a schema and no kernel, the call fails at the CPU key."""
+    return "Could not run 'nmb_theory01::scale' with arguments from the 'CPU' backend" in \
+        main.between("schema only, no kernel:", "+ CPU kernel").text
+
+
+def claim_order_of_kernels(main):
+    """#one-key: AutocastCPU, then AutogradCPU, then CPU, the order of the table; the key set each kernel receives holds no ADInplaceOrView or BackendSelect."""
+    ran = [line.split()[0] for line in main.between("+ AutocastCPU kernel", "->").lines]
+    return ran == ["AutocastCPU", "AutogradCPU", "CPU"] and "ADInplaceOrView" not in main \
+        and "BackendSelect" not in main
+
+
+def claim_no_grad_recorded(main):
+    """#one-key: our autograd kernel only logs, so y.requires_grad is False."""
+    return main.line("-> y.requires_grad").strip() == "-> y.requires_grad False"

@@ -66,3 +66,46 @@ def main():
     print("\nKey set of the addmm call inside linear(x, W, b), and the key that wins:")
     for name, (keys, winner) in winning_keys().items():
         print(f"  {name:<22} {keys}  ->  {winner}")
+
+
+def claim_sparse_and_conj(main):
+    """#lookup: a sparse tensor carries SparseCPU instead of CPU, and conj() of a complex tensor only sets a flag that the Conjugate key will honour later."""
+    sparse, conj = main.line("x.to_sparse()"), main.line(".conj()")
+    return "SparseCPU" in sparse and " CPU," not in sparse and "Conjugate" in conj
+
+
+def claim_view_same_keys(main):
+    """#lookup: a view carries the same keys as its base: W.t() is metadata over W's storage, not a new kind of tensor."""
+    return main.line("W.t() (a view)").split("(a view)")[1].split() == main.lines[1].split()[1:]
+
+
+def claim_default_thread_sets(main):
+    """#lookup: by default every call gets BackendSelect and ADInplaceOrView added, and every autocast key removed."""
+    default = main.between("Thread-local sets", "torch.no_grad()").lines
+    return default[0].endswith("include: BackendSelect, ADInplaceOrView") and \
+        default[1].endswith("exclude: AutocastCPU, +9 Autocast keys of other devices")
+
+
+def claim_autocast_leaves_exclude(main):
+    """#lookup: autocast stays switched off until torch.autocast takes AutocastCPU out of the exclude set."""
+    exclude = main.between("Thread-local sets", "Key set of").between("torch.autocast").lines[0]
+    return "exclude:" in exclude and "AutocastCPU" not in exclude
+
+
+def claim_inference_and_no_grad(main):
+    """#lookup: inference_mode stops adding ADInplaceOrView and excludes autograd (AutogradOther, AutogradNestedTensor), which removes AutogradCPU too; no_grad changes neither set."""
+    sets = main.between("Thread-local sets", "Key set of").lines
+    default, no_grad, inference = sets[0:2], sets[2:4], sets[4:6]
+    addmm = main.between("Key set of the addmm").line("inference_mode")
+    return ([line.split(":", 1)[1] for line in no_grad] == [line.split(":", 1)[1] for line in default]
+            and inference[0].endswith("include: BackendSelect")
+            and "AutogradOther, AutogradNestedTensor" in inference[1] and "AutogradCPU" not in addmm)
+
+
+def claim_winning_keys(main):
+    """#lookup: the addmm call inside linear normally enters at AutogradCPU; under inference_mode at ADInplaceOrView; under torch.autocast one level higher, at AutocastCPU."""
+    calls = main.between("Key set of the addmm")
+    winner = {name: calls.line(name).split("->")[1].strip()
+              for name in ("default", "torch.no_grad()", "torch.inference_mode()", "torch.autocast('cpu')")}
+    return winner == {"default": "AutogradCPU", "torch.no_grad()": "AutogradCPU",
+                      "torch.inference_mode()": "ADInplaceOrView", "torch.autocast('cpu')": "AutocastCPU"}

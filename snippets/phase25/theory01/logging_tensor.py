@@ -51,3 +51,21 @@ def main():
     for label, value in experiment().items():
         print(f"{label}:")
         print(textwrap.fill(value, width=96, initial_indent="    ", subsequent_indent="    "))
+
+
+def claim_subclass_keys(main):
+    """#subclass: the key set gains Python (below autograd) and PythonTLSSnapshot (near the top)."""
+    keys = main.between("key set of LoggingTensor(x):").lines[0].strip().split(", ")
+    return keys.index("Python") < keys.index("AutogradCPU") and keys[-1] == "PythonTLSSnapshot"
+
+
+def claim_decomposed_forward(main):
+    """#subclass: __torch_dispatch__ receives the op after linear has already decomposed (t, addmm)."""
+    return main.between("forward:", "backward:").text.strip() == "t.default, addmm.default, sum.default"
+
+
+def claim_backward_ops(main):
+    """#subclass: the backward's ops arrive too: mm twice for the two gradients, t, and sum for the bias."""
+    ops = main.between("backward: loss.backward():", "type(W.grad)").text.replace(",", " ").split()
+    return ops.count("mm.default") == 2 and "t.default" in ops and "sum.dim_IntList" in ops \
+        and main.between("type(W.grad)").text.strip().startswith("LoggingTensor")

@@ -55,3 +55,23 @@ def main():
     print("\nlinear under torch.autocast('cpu', dtype=torch.bfloat16):")
     print(format_rows(rows))
     print(f"  output: {result}")
+
+
+def claim_factory_key_set(main):
+    """#special-keys: torch.empty gets its key set from the thread alone and reaches the BackendSelect kernel generated in RegisterBackendSelect.cpp."""
+    return main.line("torch.empty").endswith("key set BackendSelect, ADInplaceOrView") and \
+        "RegisterBackendSelect.cpp" in main.line("  BackendSelect     kernel")
+
+
+def claim_inplace_or_view(main):
+    """#special-keys: a view remembers its base, an in-place op bumps the version counter; aten::t and aten::add_ have real kernels here, aten::addmm falls through."""
+    return ("kernel" in main.line("aten::t ") and "kernel" in main.line("aten::add_")
+            and main.line("aten::addmm").endswith("fallthrough") and main.line("_base is W").endswith("True, True")
+            and main.line("h._version").endswith("0 -> 1"))
+
+
+def claim_autocast_linear(main):
+    """#special-keys: AutocastCPU has a kernel for linear in autocast_mode.cpp; the second call enters at AutogradCPU, where linear's row holds a math kernel; the output is bfloat16 and the graph records AddmmBackward0."""
+    autocast = main.between("linear under torch.autocast")
+    return ("autocast_mode.cpp" in autocast.line("AutocastCPU") and "math kernel" in autocast.line("AutogradCPU")
+            and autocast.line("output:").strip() == "output: torch.bfloat16, grad_fn AddmmBackward0")

@@ -35,3 +35,10 @@ def accumulate() -> list[tuple[str, str]]:
 def main():
     for call, result in accumulate():
         print(textwrap.fill(result, 100, initial_indent=f"{call:34} -> ", subsequent_indent=" " * 38))
+
+
+def claim_doubles_then_fails(main):
+    """#accumulation: the second backward doubled W.grad; the third fails because the saved tensors were released, and reading a saved attribute afterwards raises the same error."""
+    error = "RuntimeError: Trying to backward through the graph a second"
+    return (main.line("loss.backward()      ").endswith("W.grad == 2 * first gradient: True")
+            and error in main.line("loss.backward() again") and error in main.line("AddmmBackward0._saved_mat1"))

@@ -27,3 +27,16 @@ def main():
     for step, row in enumerate(backward_order(), 1):
         made = row["made"] or "(a leaf's node: sequence_nr = UINT64_MAX)"
         print(f"{step:>3}  {row['node']:20} {', '.join(map(str, row['received'])):12} {made}")
+
+
+def claim_reverse_creation(main):
+    """#reverse-traversal: the four ops (t, addmm, log_softmax, nll_loss) run in exactly the reverse order of their creation."""
+    ops = [(line.split()[1], int(line.split("op ")[1].split()[0])) for line in main.lines if " of 4" in line]
+    return ops == [("NllLossBackward0", 4), ("LogSoftmaxBackward0", 3), ("AddmmBackward0", 2), ("TBackward0", 1)]
+
+
+def claim_leaves_early(main):
+    """#reverse-traversal: a leaf's gradient is written the moment it is ready: b and x get theirs before TBackward0 even runs; AccumulateGrad(b) received (600,)."""
+    ran = {line.split()[1]: int(line.split()[0]) for line in main.lines[1:] if line.strip()}
+    return (ran["AccumulateGrad(b)"] < ran["TBackward0"] and ran["AccumulateGrad(x)"] < ran["TBackward0"]
+            and main.line("AccumulateGrad(b)").split()[2] == "(600,)")

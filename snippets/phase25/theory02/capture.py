@@ -50,3 +50,24 @@ def main():
         for expression, value in group:
             print(f"{expression:52} {value}")
         print()
+
+
+def claim_addmm_node_and_slots(main):
+    """#graph-capture: y.grad_fn is AddmmBackward0, whose next_functions follow addmm(self=b, mat1=x, mat2=W.T): AccumulateGrad(b), AccumulateGrad(x), then TBackward0, behind which sits AccumulateGrad(W)."""
+    return (main.line("y.grad_fn  ").split()[-1] == "AddmmBackward0"
+            and [main.line(f"y.grad_fn.next_functions[{i}][0]  ").split()[-1] for i in range(3)]
+            == ["AccumulateGrad(b)", "AccumulateGrad(x)", "TBackward0"]
+            and main.line("next_functions[2][0].next_functions[0][0]").split()[-1] == "AccumulateGrad(W)")
+
+
+def claim_leaves(main):
+    """#graph-capture: a leaf has is_leaf=True and grad_fn=None, and its AccumulateGrad has no next_functions (the empty tuple); W.t() is a view with a node of its own, TBackward0."""
+    return (main.line("AccumulateGrad(W).next_functions").split()[-1] == "()"
+            and all(main.line(f"{name}: is_leaf=True").split()[-1] == "None" for name in ("x", "W"))
+            and main.line("W.t(): is_leaf=False").split()[-1] == "TBackward0")
+
+
+def claim_inputs_change_slots(main):
+    """#graph-capture: with x.detach() the second slot is None; with a transposed weight that is a leaf of its own, all three slots are AccumulateGrad."""
+    return (main.line("x.detach()").endswith("['AccumulateGrad', None, 'TBackward0']")
+            and main.line("Wt a leaf").endswith("['AccumulateGrad', 'AccumulateGrad', 'AccumulateGrad']"))

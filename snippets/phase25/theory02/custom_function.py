@@ -47,3 +47,15 @@ def check_custom() -> dict[str, str]:
 def main():
     for what, value in {**graph_of_custom(), **check_custom()}.items():
         print(f"{what:54} {value}")
+
+
+def claim_one_python_node(main):
+    """#custom-function: the node is HandLinearBackward, its next_functions go straight to the three leaves, and it saved x and W."""
+    return (main.line("type(y.grad_fn)").split()[-1] == "HandLinearBackward"
+            and main.line("next_functions").endswith("['AccumulateGrad', 'AccumulateGrad', 'AccumulateGrad']")
+            and main.line("saved_tensors").endswith("[(2, 64), (600, 64)]"))
+
+
+def claim_gradcheck_and_agreement(main):
+    """#custom-function: gradcheck passes in float64, and the gradients agree with F.linear's."""
+    return main.line("gradcheck(").endswith("True") and main.number("max |grad - F.linear grad| (float32)") <= 1e-6

@@ -60,3 +60,24 @@ def main():
     print("\nusing the result later with autograd on:")
     for label, outcome in later_use().items():
         print(f"    made under {label:24} {outcome}")
+
+
+def claim_no_grad_is_a_flag(main):
+    """#grad-modes: under no_grad y has no grad_fn, carries the same key set as in normal mode, with AutogradCPU, and the thread excludes no autograd key."""
+    normal, no_grad = main.between("normal", "torch.no_grad()"), main.between("torch.no_grad()", "torch.inference_mode()")
+    return (no_grad.line("y.requires_grad").endswith("False, None") and no_grad.line("key set of y") == normal.line("key set of y")
+            and "AutogradCPU" in no_grad.line("key set of y") and no_grad.line("excludes Autograd").endswith("False"))
+
+
+def claim_inference_mode_changes_dispatch(main):
+    """#grad-modes: inference_mode excludes the autograd functionality and drops ADInplaceOrView; tensors made inside have the key set DispatchKeySet(CPU, AutocastCPU)."""
+    inference = main.between("torch.inference_mode()", "using the result later")
+    return (inference.line("excludes AutogradFunctionality").endswith("True")
+            and inference.line("includes ADInplaceOrView").endswith("False")
+            and inference.line("key set of y").endswith("DispatchKeySet(CPU, AutocastCPU)"))
+
+
+def claim_inference_tensor_refused(main):
+    """#grad-modes: a tensor made under no_grad is a leaf and can be saved for backward; an inference tensor cannot, and the engine refuses it."""
+    return (main.line("made under torch.no_grad()").endswith("backward ran; h.is_leaf = True, W.grad filled = True")
+            and "RuntimeError: Inference tensors cannot be saved for backward" in main.line("made under torch.inference_mode()"))

@@ -94,3 +94,10 @@ def main():
 def main_svg():
     loss, leaves = head_loss()
     print(svg(loss.grad_fn, leaves))
+
+
+def claim_no_cross_entropy_node(main_svg):
+    """#diagram: there is no CrossEntropyBackward node: log_softmax and nll_loss each record their own node."""
+    tree = main_svg.between("<svg", "</title>").text.split("<title>")[-1]
+    return ("CrossEntropy" not in main_svg and tree.startswith("NllLossBackward0")
+            and "└── [0] LogSoftmaxBackward0" in tree and "└── [0] AddmmBackward0" in tree)

@@ -78,3 +78,30 @@ def main():
     for batch in (2, 64, 4096):
         held = graph_only_bytes(loss_saved(batch))
         print(f"batch {batch:>4}: the graph alone keeps {held:>10,} bytes alive")
+
+
+def claim_saved_without_copy(main):
+    """#saved-tensors: _saved_mat1 is x itself, and _saved_mat2 is the W.t() view: same storage as W, strides (1, 64)."""
+    return (main.line("is x itself").startswith("AddmmBackward0._saved_mat1 ")
+            and main.line("a view of W's storage").startswith("AddmmBackward0._saved_mat2 ")
+            and "strides (1, 64)" in main.line("a view of W's storage")
+            and main.number("_saved_alpha") == main.number("_saved_beta") == 1)
+
+
+def claim_new_memory(main):
+    """#saved-tensors: over the whole loss graph, the graph alone holds the log-probabilities (saved by LogSoftmaxBackward0 and NllLossBackward0 on one storage) and nll_loss's 4-byte total weight; the logits are saved by nobody."""
+    rows = main.between("_saved_mat2_sym_strides", "batch").lines
+    rows = [row for row in rows if row.strip()]
+    graph_only = [row.split()[0] for row in rows if row.endswith("held by the graph only")]
+    others = [row for row in rows if not row.endswith("held by the graph only")]
+    return (graph_only == ["NllLossBackward0._saved_self", "NllLossBackward0._saved_total_weight"]
+            and main.number("_saved_total_weight", 0) == 4
+            and main.line("LogSoftmaxBackward0._saved_result").endswith("same storage as NllLossBackward0._saved_self")
+            and all(re.search(r"(storage of (target|x|W)|same storage as .*)$", row) for row in others))
+
+
+def claim_graph_memory_grows_with_batch(main):
+    """#saved-tensors: the memory held only by the graph grows with the batch: N x 600 float32 log-probabilities plus the 4-byte total weight."""
+    batches = [line for line in main.lines if line.startswith("batch")]
+    sizes = [(int(line.split()[1].rstrip(":")), int(line.split("keeps")[1].split()[0].replace(",", ""))) for line in batches]
+    return len(sizes) == 3 and all(kept == n * 600 * 4 + 4 for n, kept in sizes)

@@ -36,3 +36,19 @@ def main():
     model, x = model_and_input()  # the parameters require grad: a training graph
     for name, graph in aot_graphs(model, x).items():
         print(f"===== {name} =====\n{graph}\n")
+
+
+def claim_joint_graph(main):
+    """#aot-autograd: the joint graph takes primals and tangents and returns the output and the gradients; linear is now aten.t + aten.addmm; backward runs _softmax_backward_data, mm with x for the weight and sum over the batch for the bias; x's gradient is None."""
+    joint = main.between("===== joint", "===== forward").text
+    return ("def forward(self, primals, tangents)" in joint and "aten.t.default(primals_1)" in joint
+            and "aten.addmm.default(primals_2, primals_3, t)" in joint and "_softmax_backward_data.default(tangents_1" in joint
+            and "aten.mm.default(t_1, primals_3)" in joint and "aten.sum.dim_IntList(_softmax_backward_data, [0]" in joint
+            and "tree_unflatten([_softmax, t_3, view, None]" in joint)
+
+
+def claim_forward_saves(main):
+    """#aot-autograd: the forward graph returns the output plus primals_3 (x) and detach_1 (the softmax output); the backward graph takes exactly those and tangents_1."""
+    return ("return (_softmax, primals_3, detach_1)" in main.between("===== forward", "===== backward")
+            and "def forward(self, primals_3: \"f32[2, 64]\", detach_1: \"f32[2, 600]\", tangents_1: \"f32[2, 600]\")"
+            in main.between("===== backward"))

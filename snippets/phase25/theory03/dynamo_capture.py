@@ -39,3 +39,19 @@ def main():
     print(f"\n{'opcode':14} {'node':40} shape")
     for op, name, shape in node_table(graphs[0]):
         print(f"{op:14} {name:40} {shape}")
+
+
+def claim_one_graph_shape(main):
+    """#fx-graph: one graph: three inputs, two calls, one output; the parameters are inputs (placeholder nodes lifted from self.fc), next to x."""
+    table = main.between("opcode").lines
+    opcodes = [line.split()[0] for line in table if line.strip()]
+    placeholders = [line.split()[1] for line in table if line.startswith("placeholder")]
+    return (main.number("graphs captured:") == 1 and opcodes == ["placeholder"] * 3 + ["call_function"] * 2 + ["output"]
+            and [name for name in placeholders if "fc_parameters" in name] == placeholders[:2] and placeholders[2] == "l_x_")
+
+
+def claim_python_level_calls(main):
+    """#fx-graph: the two calls are recorded at the level of the Python API, torch._C._nn.linear and torch.softmax, not yet as ATen ops; each node carries the shape it produced (f32[2, 600]); a comment points back to tiny_head.py."""
+    graph = main.between("class GraphModule", "opcode").text
+    return ('linear: "f32[2, 600]" = torch._C._nn.linear(' in graph and 'softmax: "f32[2, 600]" = torch.softmax(' in graph
+            and "aten" not in graph and "# File: snippets/phase25/theory03/tiny_head.py" in graph)

@@ -54,3 +54,22 @@ def main():
     fixed = explain(head_branchless, model, x)
     print(f"\nhead_branchless: graphs {fixed.graph_count}, graph breaks {fixed.graph_break_count}, "
           f"ops {fixed.op_count}")
+
+
+def claim_two_graphs(main):
+    """#graph-breaks: head_with_branch became two graphs; graph 1 returns the comparison gt and the logits, graph 2 starts from the logits; the break reason is generic_jump TensorVariable()."""
+    return (main.line("head_with_branch:").endswith("graphs 2, graph breaks 1, ops 4")
+            and main.line("break reason:").startswith("break reason: generic_jump TensorVariable()")
+            and "return (gt, logits)" in main.between("graph 1:", "graph 2:")
+            and "L_logits_" in main.between("graph 2:").lines[0])
+
+
+def claim_fullgraph_explains(main):
+    """#graph-breaks: fullgraph=True explains the break in plain words and points at the line."""
+    explained = main.between("with fullgraph=True:", "head_branchless")
+    return "Data-dependent branching" in explained and "line 14" in explained
+
+
+def claim_where_is_one_graph(main):
+    """#graph-breaks: with torch.where the whole function is one graph again."""
+    return main.line("head_branchless:").endswith("graphs 1, graph breaks 0, ops 5")

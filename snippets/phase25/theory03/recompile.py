@@ -45,3 +45,31 @@ def main():
             for reason in reasons:
                 print(f"      guard failure {reason}")
         print()
+
+
+def claim_automatic_dynamic(main):
+    """#recompilation: by default the first graph is static, [2, 64]; batch 3 fails its size guard and recompiles as [s77, 64]; batch 5 reuses that graph."""
+    default = main.between("dynamic=None", "dynamic=False")
+    return (default.line("batch 2:").endswith("[2, 64]") and default.line("batch 3:").endswith("[s77, 64]")
+            and default.between("batch 3:", "batch 5:").text.strip().endswith("size mismatch at index 0. expected 2, actual 3")
+            and default.line("batch 5:").endswith("reused a graph"))
+
+
+def claim_static_every_size(main):
+    """#recompilation: with dynamic=False every new batch size is a new static graph, and each recompile lists every earlier graph's failed guard (0/0, 0/1, 0/2)."""
+    static = main.between("dynamic=False", "dynamic=True")
+    shapes = [line.split("shape ")[-1] for line in static.lines if "compiled a graph" in line]
+    failures = [line.split(":")[0].split()[-1] for line in static.between("batch 1:").lines if "guard failure" in line]
+    return shapes == ["[2, 64]", "[3, 64]", "[5, 64]", "[1, 64]"] and failures == ["0/2", "0/1", "0/0"]
+
+
+def claim_symbolic_from_start(main):
+    """#recompilation: dynamic=True is symbolic from the first call."""
+    dynamic = main.between("dynamic=True")
+    return dynamic.line("batch 2:").endswith("[s77, 64]") and dynamic.line("batch 3:").endswith("reused a graph")
+
+
+def claim_batch_one_recompiles(main):
+    """#recompilation: batch 1 always recompiles; a symbolic size is assumed to be at least 2 (the guard 2 <= x.size()[0])."""
+    return (main.count("x of batch 1: compiled a graph for x of shape [1, 64]") == 3
+            and main.count("guard failure 0/1: 2 <= x.size()[0]") == 1 and main.count("guard failure 0/0: 2 <= x.size()[0]") == 1)

@@ -24,3 +24,9 @@ def main():
         print(message)
     print()
     print(graph)
+
+
+def claim_deprecated_graph(main):
+    """#torchscript: in torch 2.13 it still imports and says where to go; the IR is a graph (prim::GetAttr, aten::softmax) in TorchScript's own format."""
+    return ("`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`" in main.lines[0]
+            and "prim::GetAttr" in main and "aten::softmax" in main and main.count("graph(") == 1)
