@@ -38,11 +38,13 @@ def claim_one_graph_matching_eager(main):
 
 
 def claim_forward_calls_the_op_after_addmm(main):
-    """#compile: The forward runs `extern_kernels.addmm` into `buf0`, then `torch.ops.nmb.softmax.default(buf0)`: the op is called as one opaque unit."""
+    """#compile: The forward runs `extern_kernels.addmm` into `buf0`, then `torch.ops.nmb.softmax.default(buf0)`: the op is called as one opaque unit, and its output is kept for the backward."""
     lines = [line.strip() for line in main.between("# generated forward", "# generated backward").lines]
     calls = [line for line in lines if line.startswith("extern_kernels.") or "= torch.ops." in line]
+    returned = [line.removeprefix("return (").split(", ") for line in lines if line.startswith("return (")]
     return (len(calls) == 2 and calls[0].startswith("extern_kernels.addmm(") and calls[0].endswith("out=buf0)")
-            and calls[1] == "buf1 = torch.ops.nmb.softmax.default(buf0)")
+            and calls[1] == "buf1 = torch.ops.nmb.softmax.default(buf0)"
+            and len(returned) == 1 and returned[0].count(returned[0][0]) == 2)  # the output, and saved for backward
 
 
 def claim_backward_order(main):
