@@ -3,6 +3,7 @@
 import torch
 
 from snippets.phase25.lab00 import deliverable, part_a_baseline, part_b_key_sets, part_c_trace, part_d_addmm, stretch
+from snippets.phase25.lab00.part_e_backward import backward_calls
 from snippets.phase25.lab00.part_e_profiler import profile_linear, summary
 
 
@@ -43,12 +44,19 @@ def test_profiler_rows_for_forward_and_backward():
     assert rows == summary(profile_linear())  # no timings: the same every run
 
 
+
+def test_addmm_backward_runs_both_mm_and_t_backward_only_transposes():
+    ops = {node: [call.split()[0] for call in calls] for node, calls in backward_calls(profile_linear()).items()}
+    assert ops["AddmmBackward0"].count("aten::mm") == 2
+    assert ops["TBackward0"] == ["aten::t"]
+
+
 def test_grad_modes_and_half():
     modes = stretch.grad_modes()
     assert "AutogradCPU" in modes["torch.no_grad(): key set of the output"]
     assert modes["torch.no_grad(): autograd keys excluded for this thread"] == "none"
     assert modes["torch.inference_mode(): key set of the output"] == "DispatchKeySet(CPU, AutocastCPU)"
-    assert "Autograd" in modes["torch.inference_mode(): autograd keys excluded for this thread"]
+    assert "AutogradFunctionality" in modes["torch.inference_mode(): autograd keys excluded for this thread"]
     half = stretch.half_input()
     assert half["F.linear(x.half(), W, b)"].startswith("RuntimeError: mat1 and mat2 must have the same dtype")
     assert half["ops under torch.autocast('cpu', bfloat16)"].count("aten._to_copy.default") == 3

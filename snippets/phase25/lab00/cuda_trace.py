@@ -37,3 +37,42 @@ def main():
         print(f"  {name[:100]}: {count}")
     print("\nThe profiler's table (times from this one recorded run):")
     print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=12, max_name_column_width=60))
+
+
+def claim_cuda_keys(main):
+    """#gpu: The key set swaps `CPU` for `CUDA` and `AutogradCPU` for `AutogradCUDA`, and again gains nothing for float16."""
+    keys = "DispatchKeySet(CUDA, ADInplaceOrView, AutogradCUDA, AutocastCUDA)"
+    return main.line("key set of x on CUDA").endswith(keys) and main.line("x.half()").endswith(keys)
+
+
+def claim_same_dispatch_ops(main):
+    """#gpu: The dispatch-level ops are the same `aten.t` and `aten.addmm`."""
+    return main.line("TorchDispatchMode on CUDA").endswith(" aten.t.default, aten.addmm.default")
+
+
+def claim_gemm_kernels(main):
+    """#gpu: The profiler shows the GEMM kernels the CUDA backend chose from cuBLAS."""
+    kernels = main.between("GPU kernels launched", "profiler's table").text
+    return "gemm" in kernels and "cublas" in kernels
+
+
+def claim_mm_under_addmm_backward(main):
+    """#gpu: `AddmmBackward0`'s CUDA total is that of the two `aten::mm` calls, as on CPU."""
+    def cuda_total(name):  # the CUDA total column of the row named `name`, in µs
+        row = next(line for line in main.lines if line[:60].strip() == name)
+        value, unit = re.findall(r"([\d.]+)(ms|us)", row)[4]
+        return float(value) * (1000 if unit == "ms" else 1)
+    return main.line("aten::mm").split()[-1] == "2" and cuda_total("AddmmBackward0") == cuda_total("aten::mm")
+
+
+def claim_cupti_start_up(main):
+    """#gpu: `Activity Buffer Request` sits inside `aten::addmm`, is most of the CPU total of `aten::addmm` and `aten::linear`, and has the largest share of the table's self CPU time."""
+    def times(name):  # the row's time columns in µs: self CPU, CPU total, CPU avg, self CUDA, CUDA total, ...
+        return [float(v) * (1000 if u == "ms" else 1) for v, u in re.findall(r"([\d.]+)(ms|us)", main.line(name))]
+
+    def self_cpu_percent(row):
+        return float(re.findall(r"([\d.]+)%", row)[0])
+    request, addmm, linear = times("Activity Buffer Request"), times("aten::addmm"), times("aten::linear")
+    rows = [line for line in main.lines if re.search(r"\d%", line)]
+    return (addmm[1] / 2 < request[1] <= addmm[1] - addmm[0] and request[1] > linear[1] / 2
+            and self_cpu_percent(main.line("Activity Buffer Request")) == max(map(self_cpu_percent, rows)))

@@ -40,3 +40,26 @@ def main():
     print()
     for label, keys in key_sets().items():
         print(f"{label:36} {keys}")
+
+
+def claim_no_method(main):
+    """#part-b: There is no `Tensor._dispatch_key_set()`."""
+    return "AttributeError" in main.line("_dispatch_key_set()")
+
+
+def claim_dtype_is_not_a_key(main):
+    """#part-b: float16, bfloat16, float64 and int64 tensors carry exactly the key set of a float32 one."""
+    keys = main.line("float32").split(maxsplit=3)[-1]
+    return all(main.line(f"dtype=torch.{dtype})").endswith(keys) for dtype in ("float16", "bfloat16", "float64", "int64"))
+
+
+def claim_no_grad_keeps_autograd(main):
+    """#part-b: `requires_grad=False` keeps `AutogradCPU`."""
+    return "AutogradCPU" in main.line("requires_grad=False")
+
+
+def claim_inference_drops_autograd(main):
+    """#part-b: Only tensors made under `torch.inference_mode()` drop `ADInplaceOrView` and `AutogradCPU`."""
+    dropped = [line for line in main.lines if "DispatchKeySet" in line and "AutogradCPU" not in line
+               and "ADInplaceOrView" not in line]
+    return dropped == [main.line("inference_mode")]

@@ -20,3 +20,14 @@ def main():
         print(f"{layer}:")
         for op in ops:
             print(f"    {op}")
+
+
+def claim_dispatch_mode_sees_t_and_addmm(main):
+    """#part-c: The `TorchDispatchMode` sees only `aten.t.default` and `aten.addmm.default`."""
+    return main.between("TorchDispatchMode").text.split() == ["aten.t.default", "aten.addmm.default"]
+
+
+def claim_layers_above_see_linear(main):
+    """#part-c: The function mode records `linear`, and `make_fx(pre_dispatch=True)` captures `aten.linear.default`."""
+    return (main.between("TorchFunctionMode", "make_fx").text.split() == ["linear"]
+            and main.between("make_fx", "TorchDispatchMode").text.split() == ["aten.linear.default"])

@@ -28,3 +28,19 @@ def main():
     print(f"{'op':16} {'input shapes':40} calls")
     for name, shapes, count in summary(profile_linear()):
         print(f"{name:16} {shapes:40} {count}")
+
+
+def claim_linear_seen(main):
+    """#part-e: The profiler sees `aten::linear`."""
+    return main.count("aten::linear") == 1
+
+
+def claim_forward_rows(main):
+    """#part-e: The forward rows are `aten::linear`, `aten::t` and `aten::addmm` with the shapes `[2, 64]`, `[600, 64]`, `[600]`."""
+    return ("[[2, 64], [600, 64], [600]]" in main.line("aten::linear")
+            and "[[600], [2, 64], [64, 600]" in main.line("aten::addmm") and "aten::t " in main)
+
+
+def claim_backward_rows(main):
+    """#part-e: The backward rows are `AddmmBackward0` and `TBackward0`."""
+    return main.count("AddmmBackward0") == 1 and main.count("TBackward0") == 1

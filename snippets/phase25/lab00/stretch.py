@@ -23,10 +23,17 @@ def half_input() -> dict[str, str]:
     return rows
 
 
+AUTOGRAD_KEYS = ("AutogradFunctionality", "AutogradOther", "AutogradNestedTensor")
+
+
 def excluded_autograd_keys() -> str:
-    """The autograd keys in this thread's local exclude set, or 'none'."""
-    excluded = str(torch._C._dispatch_tls_local_exclude_set()).removeprefix("DispatchKeySet(").rstrip(")")
-    return ", ".join(k for k in excluded.split(", ") if k.startswith("Autograd")) or "none"
+    """The autograd keys in this thread's local exclude set, or 'none'.
+
+    Asked key by key: a printed key set names `AutogradCPU` only when it also holds the CPU backend bit,
+    so the `AutogradFunctionality` bit that covers every backend's autograd key does not show in it.
+    """
+    excluded = torch._C._dispatch_tls_local_exclude_set()
+    return ", ".join(k for k in AUTOGRAD_KEYS if excluded.has(getattr(torch._C.DispatchKey, k))) or "none"
 
 
 def grad_modes() -> dict[str, str]:
@@ -46,3 +53,31 @@ def grad_modes() -> dict[str, str]:
 def main():
     for label, value in {**half_input(), **grad_modes()}.items():
         print(f"{label}:\n    {value}")
+
+
+def claim_half_raises(main):
+    """#stretch: float16 adds no key; mixing it with float32 weights raises `mat1 and mat2 must have the same dtype`."""
+    return (main.between("key set of x.half()", ":").text.strip() == "DispatchKeySet(CPU, ADInplaceOrView, AutogradCPU, AutocastCPU)"
+            and "mat1 and mat2 must have the same dtype" in main)
+
+
+def claim_autocast_casts_three(main):
+    """#stretch: Under `torch.autocast` the three inputs are cast (`aten._to_copy` three times) before `t` and `addmm`."""
+    ops = main.between("ops under torch.autocast", ":").text.strip().split(", ")
+    return ops == ["aten._to_copy.default"] * 3 + ["aten.t.default", "aten.addmm.default"]
+
+
+def claim_no_grad_changes_no_keys(main):
+    """#stretch: `torch.no_grad()` does not remove `AutogradCPU`: neither the tensors' key sets nor the thread's excluded keys change."""
+    def row(label):
+        return main.between(label, ":").text.strip()
+    return (row("torch.no_grad(): key set") == row("normal: key set") and "AutogradCPU" in row("normal: key set")
+            and row("torch.no_grad(): autograd keys") == row("normal: autograd keys") == "none")
+
+
+def claim_inference_mode_skips_autograd(main):
+    """#stretch: `torch.inference_mode()` outputs carry `DispatchKeySet(CPU, AutocastCPU)` and the thread excludes `AutogradFunctionality`."""
+    def row(label):
+        return main.between(label, ":").text.strip()
+    return (row("torch.inference_mode(): key set") == "DispatchKeySet(CPU, AutocastCPU)"
+            and "AutogradFunctionality" in row("torch.inference_mode(): autograd keys").split(", "))

@@ -79,3 +79,29 @@ def main():
         returned = ", ".join(map(str, step["returned"])) or "-"
         print(f"{step['node']:20} {str(step['received']):10} {returned:28} "
               f"{step['max_error']:>10.1e}  {step['formula']}")
+
+
+def claim_each_node_matches_its_formula(main):
+    """#walk-chain: Each call is checked against the formula from part A (in float64)."""
+    errors = [float(re.findall(r"\d\.\de[-+]\d\d", line)[0]) for line in main.lines[1:]]
+    return len(errors) == 8 and max(errors) < 1e-15
+
+
+def claim_nodes_of_the_table(main):
+    """#walk-chain: The nodes run in the order of the table, each receiving and sending the shapes it lists: `TBackward0` turns `(64, 600)` into `(600, 64)`."""
+    order = ["NllLossBackward0", "LogSoftmaxBackward0", "AddmmBackward0", "engine:", "AccumulateGrad(b)",
+             "AccumulateGrad(x)", "TBackward0", "AccumulateGrad(W)"]
+    return ([line.split()[0] for line in main.lines[1:]] == order
+            and main.line("TBackward0").split()[1:5] == ["(64,", "600)", "(600,", "64)"])
+
+
+def claim_no_cross_entropy_node(main):
+    """#walk-chain: There is no node for cross-entropy: the loss is `log_softmax` then `nll_loss`."""
+    return "CrossEntropy" not in main and [line.split()[0] for line in main.lines[1:3]] == [
+        "NllLossBackward0", "LogSoftmaxBackward0"]
+
+
+def claim_engine_sums_the_bias(main):
+    """#walk-chain: `AddmmBackward0` returns the `(2, 600)` gradient of the broadcast bias, and the engine reduces it to the shape `b` had in forward."""
+    return ("(2, 600), (2, 64), (64, 600)" in main.line("AddmmBackward0")
+            and main.line("engine: sum_to").split()[2:5] == ["(2,", "600)", "(600,)"])

@@ -42,3 +42,20 @@ def table(rows: list[dict]) -> str:
 
 def main():
     print(table(comparison()))
+
+
+def claim_float64_around_1e_17(main):
+    """#float64: In float64 the largest difference is around 1e-17, so the target holds with about ten orders of magnitude to spare."""
+    largest = max(main.numbers("| cross_entropy | float64 |")[:3])
+    return 1e-18 <= largest < 1e-16 and round(math.log10(1e-7 / largest)) == 10
+
+
+def claim_sum_of_squares_exact(main):
+    """#float64: The sum of squares is exact in both dtypes."""
+    return main.count("| sum_of_squares |") == 2 and all(
+        main.numbers(f"| sum_of_squares | {dtype} |")[:3] == [0.0, 0.0, 0.0] for dtype in ("float32", "float64"))
+
+
+def claim_float32_row_passes(main):
+    """#float32: The float32 cross-entropy row also passes, for this seed."""
+    return main.line("| cross_entropy | float32 |").endswith("| yes |")

@@ -113,3 +113,8 @@ def main():
 
 if __name__ == "__main__":
     cli(write_experiment, DEFAULT_OUT)
+
+
+def claim_acceptance_met(main):
+    """#deliverable: The same code writes the folder, prints the comparison and checks the acceptance list below."""
+    return main.count("[x]") == 6 and "[ ]" not in main

@@ -6,6 +6,7 @@ import torch.nn.functional as F
 from snippets.minigpt.evaluate import HELDOUT_SEED
 from snippets.minigpt.torch_model import load_pretrained, sample_batch
 from snippets.phase25.lab01.compare import NAMES, TOLERANCE
+from snippets.phase25.lab01.float32_error import spacing
 from snippets.phase25.lab01.hand_gradients import autograd_gradients, hand_gradients
 
 ROWS, SEQ_LEN = 8, 32
@@ -35,6 +36,13 @@ def head_errors() -> dict[str, dict[str, float]]:
     return errors
 
 
+def largest_difference(a: torch.Tensor, b: torch.Tensor) -> tuple[float, float]:
+    """max |a - b|, and that difference in float32 ulps of the value of b where it sits."""
+    difference = (a - b).abs().flatten()
+    where = int(difference.argmax())
+    return difference[where].item(), difference[where].item() / spacing(b.flatten()[where].item())
+
+
 def sgd_step() -> dict[str, float]:
     """One SGD step W -= lr * dW, b -= lr * db with the hand gradients, and with .backward()'s."""
     x, W, b, target = head_problem()
@@ -44,7 +52,8 @@ def sgd_step() -> dict[str, float]:
     W_auto, b_auto = W - LR * W_grad, b - LR * b_grad
     return {"loss before": F.cross_entropy(F.linear(x, W, b), target).item(),
             "loss after the hand step": F.cross_entropy(F.linear(x, W_hand, b_hand), target).item(),
-            "max abs(W_hand - W_auto)": (W_hand - W_auto).abs().max().item(),
+            "max abs(W_hand - W_auto)": largest_difference(W_hand, W_auto)[0],
+            "the same, in ulps of W": largest_difference(W_hand, W_auto)[1],
             "max abs(b_hand - b_auto)": (b_hand - b_auto).abs().max().item()}
 
 
@@ -58,3 +67,23 @@ def main():
     print()
     for what, value in sgd_step().items():
         print(f"{what:26} {value:.6g}")
+
+
+def claim_float64_around_1e_17(main):
+    """#minigpt: float64 stays around 1e-17."""
+    return 1e-18 <= max(main.numbers("float64")[:3]) < 1e-16
+
+
+def claim_float32_tiny(main):
+    """#minigpt: float32 errors stay below 1e-8."""
+    return max(main.numbers("float32")[:3]) < 1e-8
+
+
+def claim_step_lowers_the_loss(main):
+    """#minigpt: The step with the hand gradients lowers the loss on this batch."""
+    return main.number("loss after the hand step") < main.number("loss before")
+
+
+def claim_weights_one_ulp_apart(main):
+    """#minigpt: The weights differ from those of the same step taken with `.backward()`'s gradients by one float32 ulp of the weight where they differ most."""
+    return main.number("the same, in ulps of W") == 1

@@ -18,3 +18,9 @@ def main():
     torch.manual_seed(0)
     for shape, fast_mode in (((4, 10), False), ((2, 600), True)):
         print(f"gradcheck {shape} float64 fast_mode={fast_mode}: {check(shape, fast_mode, device)}")
+
+
+def claim_both_checks_pass(main):
+    """#gradcheck: The page runs the full check on a `(4, 10)` input, and fast mode on the LM head's `(2, 600)`: both pass."""
+    return (main.line("(4, 10) float64 fast_mode=False").endswith(": True")
+            and main.line("(2, 600) float64 fast_mode=True").endswith(": True"))

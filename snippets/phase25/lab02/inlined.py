@@ -76,3 +76,35 @@ def main():
         print(f"compiled vs eager, output and gradients, max |difference|: {difference:.1e}")
         for name, code in zip(("forward", "backward"), codes, strict=True):
             print(f"\n# generated {name}: Triton kernels {triton_kernels(code)}\n{call_function(code)}")
+
+
+def claim_runs_eagerly(main):
+    """#triton-op: Called eagerly, the `triton_op` variant runs and matches `torch.softmax`, on CPU in the interpreter and on the GPU."""
+    return main.number("eager, max |difference| to torch.softmax:") < 1e-6
+
+
+def claim_gpu_traces_into_the_kernel(main):
+    """#triton-op: On the GPU, `@triton.jit` makes a `JITFunction`, `wrap_triton` turns it into a traceable wrapper, the launch becomes a `triton_kernel_wrapper` node, and `opcheck` passes."""
+    return main.device != "cuda" or (
+        main.line("@triton.jit made").strip() == "@triton.jit made: JITFunction; wrap_triton returned: TraceableTritonKernelWrapper"
+        and "triton_kernel_wrapper" in main and main.line("opcheck:").count("'SUCCESS'") == 4
+        and main.line("torch.compile(fullgraph=True)").endswith(": compiled"))
+
+
+def claim_gpu_kernel_inlined_after_addmm(main):
+    """#triton-op: In the generated code the `Triton kernels` line lists `softmax_kernel`, launched as `softmax_kernel_0.run(...)` right after the `addmm`, with no custom op call in between."""
+    if main.device != "cuda":
+        return True
+    lines = [line.strip() for line in main.between("# generated forward", "# generated backward").lines]
+    calls = [line for line in lines if line.startswith("extern_kernels.") or ".run(" in line or "= torch.ops." in line]
+    return ("softmax_kernel" in main.line("# generated forward: Triton kernels") and len(calls) == 2
+            and calls[0].startswith("extern_kernels.addmm(") and calls[1].startswith("softmax_kernel_0.run(")
+            and "torch.ops.nmb" not in main)
+
+
+def claim_interpreter_fails_to_trace(main):
+    """#triton-op: On CPU, `@triton.jit` makes an `InterpretedFunction`, which `wrap_triton` hands back unchanged; `opcheck` reports the failure in its fake tensor test, and `torch.compile` stops at the same place."""
+    return main.device != "cpu" or (
+        main.line("@triton.jit made").strip() == "@triton.jit made: InterpretedFunction; wrap_triton returned: InterpretedFunction"
+        and "test_faketensor failed" in main.line("opcheck:")
+        and "fake tensor" in main.line("torch.compile(fullgraph=True)"))
