@@ -82,3 +82,8 @@ def claim_key_order(main):
     keys = [line.split()[0] for line in main.between("Rows that matter", "linear(x, W, b)").lines if line.strip()]
     order = ["AutocastCPU", "AutogradCPU", "ADInplaceOrView", "Python", "BackendSelect", "CPU"]
     return [key for key in keys if key in order] == order
+
+
+def claim_gpu_tab_version(main):
+    """#addmm-table: the GPU tab runs on a CUDA build of torch 2.11, the CPU tab on the pinned 2.13."""
+    return main.versions["torch"].startswith("2.11" if main.device == "cuda" else "2.13")

@@ -93,3 +93,8 @@ def claim_float32_off_tensor_cores(main):
     halves = [main.between(f"(600,), torch.{dtype}:", "\n").lines[0] for dtype in ("bfloat16", "float16")]
     return (main.lines[0].endswith("float32 matmul precision: 'highest'") and "ffma" in float32
             and "tf32" not in float32 and "tf32" in tf32 and all("nvjet" in line for line in halves))
+
+
+def claim_recorded_on_2_11(main):
+    """#gemm-gpu: cuda/Blas.cpp is linked at v2.11.0, the torch that made the recording."""
+    return main.versions["torch"].startswith("2.11.")
