@@ -9,7 +9,7 @@ LABELS = {
     "en": {
         "built": "Output built on CPU with torch {torch}, Python {python}.",
         "built_triton": "Output built on CPU with torch {torch}, triton {triton} (interpreter), Python {python}.",
-        "drawn": "Drawn at build time from the output recorded on {gpu} with torch {torch}, triton {triton}, "
+        "drawn": "Output drawn at build time from the recording made on {gpu} with torch {torch}, triton {triton}, "
                  "CUDA {cuda}, on {date}.",
         "recorded": "Output recorded on {gpu} with torch {torch}, triton {triton}, CUDA {cuda}, on {date}.",
         "cpu_tab": "CPU (built)",
@@ -21,7 +21,7 @@ LABELS = {
     "es": {
         "built": "Salida generada en CPU con torch {torch} y Python {python}.",
         "built_triton": "Salida generada en CPU con torch {torch}, triton {triton} (intérprete) y Python {python}.",
-        "drawn": "Dibujado al generar el sitio a partir de la salida grabada en {gpu} con torch {torch}, "
+        "drawn": "Salida dibujada al generar el sitio a partir de la grabación hecha en {gpu} con torch {torch}, "
                  "triton {triton} y CUDA {cuda}, el {date}.",
         "recorded": "Salida grabada en {gpu} con torch {torch}, triton {triton} y CUDA {cuda}, el {date}.",
         "cpu_tab": "CPU (generada)",
