@@ -109,3 +109,70 @@ def main():
     print("\n".join(comparison_lines(measured)))
     print()
     print("\n".join(target_report(measured)))
+
+
+def claim_rounds(main):
+    """#benchmark: the contenders take turns over seven rounds."""
+    return main.count("7 rounds: ours against") == 2
+
+
+def claim_peak_below_the_data_sheet(main):
+    """#benchmark: on the H200 the 1 GiB copy moves less than the 4.8 TB/s of the data sheet."""
+    return "H200" not in (main.gpu or "") or main.number("1 GiB:") < 4800
+
+
+def claim_a_64_mib_copy_is_below_the_target(main):
+    """#benchmark: a copy of 64 MiB does not reach 95% of the peak itself."""
+    forward, backward = main.between("forward: median", "backward: median"), main.between("backward: median", "ours ahead")
+    return all(table.numbers("4096 x 4096")[2] < 95 for table in (forward, backward))
+
+
+def claim_backward_beats_the_copy(main):
+    """#benchmark: in the backward, ours takes less time than the copy of the same bytes at 65536 x 600 and 32768 x 8192, by more than 1%."""
+    table = main.between("backward: median", "ours ahead")
+    return all(table.numbers(shape)[7] * 1.01 < table.numbers(shape)[1] for shape in ("65536 x 600", "32768 x 8192"))
+
+
+def claim_backward_at_the_copy(main):
+    """#benchmark: from 64 MiB the backward's check prints a lowest share of the copy of 99% or more."""
+    return main.number("backward >= 64 MiB", 2) >= 99
+
+
+def claim_targets_met(main):
+    """#benchmark: all four target lines say met."""
+    return all(main.line(f"{p} >= {size}").split("? ")[1].startswith("met")
+               for p in ("forward", "backward") for size in ("64 MiB", "4096 rows"))
+
+
+def claim_ties_at_4096_columns(main):
+    """#benchmark: at 4096 columns the backward is a tie with torch.compile, whose kernel walks the row in two loops, and the two kernels sit at the same share of the peak, within a point."""
+    comparisons = main.between("backward, from 4096 rows", "forward >= 64 MiB")
+    table = main.between("backward: median", "ours ahead")
+    return all(comparisons.line(s).split()[3] == "torch.compile"
+               and comparisons.line(s).split()[6:] == ["tie", "2", "loops", "over", "the", "row"]
+               and abs(table.numbers(s)[6] - table.numbers(s)[8]) <= 1 for s in ("4096 x 4096", "8192 x 4096"))
+
+
+def claim_forward_wins_on_wide_rows(main):
+    """#benchmark: in the forward from 4096 columns ours is faster than torch.compile beyond the margin."""
+    comparisons = main.between("forward, from 4096 rows", "backward, from 4096 rows")
+    return all(comparisons.line(s).split()[3] == "torch.compile" and "ours faster" in comparisons.line(s)
+               for s in ("4096 x 4096", "8192 x 4096", "4096 x 32000", "32768 x 8192"))
+
+
+def claim_launch_bound(main):
+    """#chart: at 2 x 600 every contender, the copy included, takes under 10 µs, 0% of the peak."""
+    forward, backward = main.between("forward: median", "backward: median"), main.between("backward: median", "ours ahead")
+    rows = [table.numbers("2 x 600") for table in (forward, backward)]
+    return all(max(row[1::2]) < 10 and max(row[2::2]) == 0 for row in rows)
+
+
+def claim_eager_behind(main):
+    """#chart: torch.softmax falls behind in the forward on rows of 4096 columns and more and in the backward on every shape from 64 MiB; torch.compile beats it from 4096 rows."""
+    forward, backward = main.between("forward: median", "backward: median"), main.between("backward: median", "ours ahead")
+    return (all(forward.numbers(s)[3] > 1.2 * forward.numbers(s)[7]
+                for s in ("4096 x 4096", "8192 x 4096", "4096 x 32000", "32768 x 8192"))
+            and all(backward.numbers(s)[3] > 1.2 * backward.numbers(s)[7]
+                    for s in ("65536 x 600", "4096 x 4096", "8192 x 4096", "4096 x 32000", "32768 x 8192"))
+            and all(t.numbers(s)[5] < t.numbers(s)[3] for t in (forward, backward)
+                    for s in ("4096 x 600", "65536 x 600", "4096 x 4096", "8192 x 4096", "4096 x 32000", "32768 x 8192")))
