@@ -1,71 +1,57 @@
-"""What the launcher does when a demo goes wrong: a rank that crashes, a rank that hangs."""
+"""What torchrun does when a demo goes wrong: a rank that raises, a rank that never arrives, ranks that stall.
+
+Run one case with `torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.faults CASE`.
+"""
 
 from __future__ import annotations
 
-import os
-import tempfile
+import sys
 import time
-from pathlib import Path
 
 import torch
 import torch.distributed as dist
 
-from snippets.phase25.distributed.launch import RankFailed, run_ranks
+from snippets.phase25.distributed import ranks, torchrun
 
 ISOLATE = True
 TIMEOUT = 180
+GROUP_TIMEOUT = 3  # seconds: how long rank 0 waits in the collective before the process group gives up
+STALL_DEADLINE = 25  # seconds: the outer deadline of the case that nothing inside the process group ends
 
 
-def _note_pid(folder: str) -> None:
-    Path(folder, f"{os.getpid()}.pid").touch()
-
-
-def crash_rank(device: torch.device, folder: str) -> dict:
-    """Rank 1 raises while rank 0 waits for it in a collective."""
-    _note_pid(folder)
+def crash(device: torch.device) -> dict:
+    """Rank 1 raises while rank 0 is still busy with its step."""
     if dist.get_rank() == 1:
         raise ValueError("rank 1 fails on purpose")
-    dist.barrier()
+    time.sleep(60)
     return {}
 
 
-def hang_rank(device: torch.device, folder: str) -> dict:
-    """Rank 1 never arrives; rank 0 waits for it in a collective."""
-    _note_pid(folder)
+def hang(device: torch.device) -> dict:
+    """Rank 1 never reaches the collective that rank 0 waits in."""
     if dist.get_rank() == 1:
-        time.sleep(3600)
+        time.sleep(60)
     dist.barrier()
     return {}
 
 
-def alive(pid: int) -> bool:
-    """Whether a process runs (a zombie waiting to be reaped counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
+def stall(device: torch.device) -> dict:
+    """Both ranks are busy outside any collective: no process group timeout can fire."""
+    time.sleep(600)
+    return {}
 
 
-def provoke(function, timeout: float) -> tuple[RankFailed | None, int, int]:
-    """(the launcher's error, ranks started, ranks still alive afterwards)."""
-    with tempfile.TemporaryDirectory() as folder:
-        try:
-            run_ranks(function, timeout=timeout, folder=folder)
-            error = None
-        except RankFailed as failure:
-            error = failure
-        pids = [int(p.stem) for p in Path(folder).glob("*.pid")]
-        return error, len(pids), sum(alive(pid) for pid in pids)
+CASES = {"crash": crash, "hang": hang, "stall": stall}
 
 
 def main():
-    error, started, left = provoke(crash_rank, timeout=120)
-    print(f"crash_rank: {str(error).splitlines()[0]}")
-    print(f"  rank 1 said: {error.errors[1]}")
-    print(f"  ranks started {started}, still running afterwards {left}")
-    error, started, left = provoke(hang_rank, timeout=20)
-    print(f"hang_rank: {str(error).splitlines()[0]}")
-    for rank, where in sorted(error.errors.items()):
-        print(f"  rank {rank} was {where}")
-    print(f"  ranks started {started}, still running afterwards {left}")
+    print(torchrun.run(torchrun.standalone(__name__, "crash")))
+    print(torchrun.run(torchrun.standalone(__name__, "hang")))
+
+
+def outer_deadline():
+    print(torchrun.run(torchrun.standalone(__name__, "stall"), deadline=STALL_DEADLINE))
+
+
+if __name__ == "__main__":
+    ranks.run(CASES[sys.argv[1]], lambda results: "every rank finished", timeout=GROUP_TIMEOUT)
