@@ -119,6 +119,11 @@ def main():
     print(torchrun.run(torchrun.standalone(__name__)))
 
 
+def claim_starts_with_its_command(main):
+    """#comparison: the output starts with the command that produced it."""
+    return main.lines[0] == "$ torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.compare"
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Every pattern, one training step each, side by side.")
     parser.add_argument("--timed-steps", type=int, default=0, help="also time this many steps of each")

@@ -65,5 +65,10 @@ def main():
     print(torchrun.run(torchrun.standalone(__name__)))
 
 
+def claim_starts_with_its_command(main):
+    """#fsdp: the output starts with the command that produced it."""
+    return main.lines[0] == "$ torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.fsdp"
+
+
 if __name__ == "__main__":
     ranks.run(fsdp_rank, report)

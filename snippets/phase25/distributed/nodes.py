@@ -54,3 +54,21 @@ def main():
     print("$ HEAD=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)")
     print("$ srun --nodes=2 --ntasks-per-node=1 " + torchrun.shown(cluster)[2:])
     print(f"changed from the simulation: {', '.join(changed(command, cluster))}; the demo module: unchanged")
+
+
+def claim_ranks_on_their_nodes(main):
+    """#two-nodes: Rank 0 runs on node 0 and rank 1 on node 1, each as local rank 0 of its node."""
+    return (main.count("rank 0 (node 0, local rank 0)") == 1 and main.count("rank 1 (node 1, local rank 0)") == 1
+            and "DDP on 2 ranks (2 nodes)" in main)
+
+
+def claim_bitwise_identical_to_one_node(main):
+    """#two-nodes: the gradients are bitwise identical to those of the same demo on one node of two processes."""
+    return main.line("the same demo on one node").endswith("bitwise identical to the two nodes': True")
+
+
+def claim_the_changed_lines(main):
+    """#two-nodes: the lines that change are the ones the output lists: processes per node, the endpoint and the run id; srun starts one torchrun per host; there is no --node-rank."""
+    return (main.line("changed from the simulation").startswith(
+                "changed from the simulation: --nproc-per-node, --rdzv-endpoint, --rdzv-id;")
+            and "--ntasks-per-node=1 torchrun" in main.line("$ srun") and "--node-rank" not in main)

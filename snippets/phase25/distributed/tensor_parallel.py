@@ -70,5 +70,10 @@ def main():
     print(torchrun.run(torchrun.standalone(__name__)))
 
 
+def claim_starts_with_its_command(main):
+    """#tensor-parallel: the output starts with the command that produced it."""
+    return main.lines[0] == "$ torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.tensor_parallel"
+
+
 if __name__ == "__main__":
     ranks.run(tp_rank, report)
