@@ -30,8 +30,9 @@ AGENT_TRACEBACK = re.compile(r"Traceback \(most recent call last\):\n  File \"<f
 PID_OF_RANK = re.compile(r"rank\s*: (\d+) \(local_rank: \d+\)\n\s*exitcode\s*: -?\d+ \(pid: (\d+)\)")
 MASKS = [
     (re.compile(r"^([IWE])\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ ", re.M), r"\1 "),  # torchrun's log lines: time, pid
+    (re.compile(r"\[([IWE])\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ "), r"[\1 "),  # the same from torch's C++ code
     (re.compile(r"(time\s*: )\S+"), r"\1<time>"),
-    (re.compile(r"/tmp/torchelastic_\w+/[\w-]+/"), "<tmp>/"),
+    (re.compile(r"[^\s(]*/torchelastic_\w+/[\w-]+/"), "<tmp>/"),
     (re.compile(r"(Current thread|Thread) 0x[0-9a-f]+"), r"\1 0x…"),
     (re.compile(r"[^\s\"']*/site-packages/"), ""),
     (re.compile(r"[^\s\"']*/bin/python[\d.]*"), "python"),
@@ -87,7 +88,7 @@ def finish(process: subprocess.Popen, deadline: float = DEADLINE) -> str:
 def tidy(output: str) -> str:
     """The output with what changes between runs masked (see the module's docstring)."""
     for rank, pid in PID_OF_RANK.findall(output):
-        output = re.sub(rf"\b{pid}\b", f"<pid of rank {rank}>", output)
+        output = re.sub(rf"(pid: |PID |process ){pid}\b", rf"\g<1><pid of rank {rank}>", output)
     output = AGENT_TRACEBACK.sub("(torchrun's own traceback, re-raising the failure below)\n", OMP_NOTICE.sub("\n", output))
     for pattern, replacement in MASKS:
         output = pattern.sub(replacement, output)
