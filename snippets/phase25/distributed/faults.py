@@ -53,6 +53,10 @@ def outer_deadline():
     print(torchrun.run(torchrun.standalone(__name__, "stall"), deadline=STALL_DEADLINE))
 
 
+if __name__ == "__main__":
+    ranks.run(CASES[sys.argv[1]], lambda results: "every rank finished", timeout=GROUP_TIMEOUT)
+
+
 def claim_each_run_starts_with_its_command(main):
     """#rank-fails: each output starts with the command that produced it."""
     return [line for line in main.lines if line.startswith("$ ")] == [
@@ -93,7 +97,3 @@ def claim_the_hang_ends_with_the_group_timeout_in_barrier(main):
     """#rank-fails: Rank 0 waited in barrier; after the process group's timeout, three seconds here, the collective raised."""
     root = main.between("faults hang").between("Root Cause (first observed failure):")
     return "dist.barrier()" in root and "Timed out waiting 3000ms" in root
-
-
-if __name__ == "__main__":
-    ranks.run(CASES[sys.argv[1]], lambda results: "every rank finished", timeout=GROUP_TIMEOUT)
