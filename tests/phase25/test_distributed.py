@@ -1,18 +1,20 @@
-"""The distributed survey: every pattern trains one step on 2 gloo ranks started by torchrun; counts,
-bytes, gradients; failures as torchrun reports them; no process left behind."""
+"""The distributed survey: every pattern trains one step on 2 gloo ranks; counts, bytes, gradients."""
 
-import ast
 import json
 import os
+import signal
+import subprocess
+import sys
+import tempfile
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
-from snippets.phase25.distributed import api_names, commdebug_limits, compare, ddp, deliverable, faults, nodes, torchrun
+from snippets.phase25.distributed import api_names, commdebug_limits, deliverable, faults
 from snippets.phase25.distributed.comm import ring_bytes_sent
-from snippets.phase25.distributed.compare import BATCHES, PATTERNS, crossover, rows, verdicts
+from snippets.phase25.distributed.compare import BATCHES, PATTERNS, compare_rank, crossover, rows, verdicts
+from snippets.phase25.distributed.launch import RankFailed, run_ranks
 from snippets.phase25.distributed.model import D_MODEL, SEQ_LEN, build_model
 from snippets.phase25.distributed.timeline import draw, idle_ticks, peak_in_flight, place
 
@@ -21,54 +23,10 @@ TOLERANCE = 1e-6
 PARAMS = sum(p.numel() for p in build_model().parameters())
 
 
-TAG = "NMB_DEMO_TAG"  # set in torchrun's environment by a test; every rank inherits it
-
-
-def alive(pid: int) -> bool:
-    """Whether a process runs (a zombie waiting to be reaped counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-def tagged(tag: str) -> list[int]:
-    """Processes still running (zombies aside) whose environment carries `tag`: torchrun's ranks inherit it."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            if proc.name.isdigit() and f"{TAG}={tag}".encode() in (proc / "environ").read_bytes().split(b"\0") \
-                    and alive(int(proc.name)):
-                found.append(int(proc.name))
-        except OSError:
-            continue
-    return found
-
-
-def run_tagged(arguments, deadline=torchrun.DEADLINE):
-    """torchrun.run with a tag in the environment; (output, processes with the tag still alive afterwards)."""
-    tag = uuid.uuid4().hex
-    os.environ[TAG] = tag
-    try:
-        output = torchrun.run(arguments, deadline)
-    finally:
-        del os.environ[TAG]
-    return output, tagged(tag)
-
-
 @pytest.fixture(scope="module")
-def compared(tmp_path_factory):
-    """The command the page shows, run once: every pattern at every batch size on 2 ranks:
-    (every rank's results, the output, the processes left running)."""
-    path = tmp_path_factory.mktemp("compare") / "ranks.json"
-    output, left = run_tagged(torchrun.standalone(compare.__name__, "--json", path))
-    return json.loads(path.read_text()), output, left
-
-
-@pytest.fixture(scope="module")
-def ranks(compared):
-    return compared[0]
+def ranks():
+    """One launch: every pattern at every batch size, on 2 ranks."""
+    return run_ranks(compare_rank, timeout=300)
 
 
 def runs(ranks, name, batch=BATCHES[0]):
@@ -231,85 +189,50 @@ def test_comm_debug_mode_ignores_point_to_point():
     assert commdebug_limits.watches("allreduce_") and not commdebug_limits.watches("send")
 
 
-# --- robustness: failures as torchrun reports them, nothing left running -------------------------
+# --- robustness: failures are reported, nothing is left running ----------------------------------
 
-def test_the_page_runs_the_learners_command(compared):
-    assert compared[1].startswith("$ torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.compare")
-    assert "fewest calls per step: DDP (1)" in compared[1]
-
-
-def test_no_snippet_starts_ranks_but_through_torchrun(root):
-    """Only torchrun.py starts processes, and it starts `python -m torch.distributed.run`."""
-    for path in sorted((root / "snippets/phase25/distributed").glob("*.py")):
-        names = {getattr(node.func, "attr", getattr(node.func, "id", None))
-                 for node in ast.walk(ast.parse(path.read_text())) if isinstance(node, ast.Call)}
-        starts = names & {"Popen", "spawn", "start_processes", "fork", "run_ranks"}
-        assert not starts or path.name == "torchrun.py", f"{path.name} starts processes: {starts}"
-    assert '"torch.distributed.run"' in (root / "snippets/phase25/distributed/torchrun.py").read_text()
+def test_a_crashing_rank_is_named_and_every_rank_stopped():
+    error, started, left = faults.provoke(faults.crash_rank, timeout=120)
+    assert isinstance(error, RankFailed)
+    assert error.errors[1] == "ValueError: rank 1 fails on purpose"
+    assert (started, left) == (2, 0)
 
 
-def test_a_rank_that_raises_is_the_root_cause_and_the_other_is_stopped():
-    output, left = run_tagged(torchrun.standalone(faults.__name__, "crash"))
-    report = output.split("Root Cause (first observed failure):")[1]
-    assert "rank      : 1 (local_rank: 1)" in report and "ValueError: rank 1 fails on purpose" in report
-    assert "Sending process <pid of rank 0> closing signal SIGTERM" in output
-    assert 'File "snippets/phase25/distributed/faults.py", line' in output.split("closing signal SIGTERM")[1]
-    assert left == []
-
-
-def test_a_hang_ends_with_the_group_timeout_and_shows_where_each_rank_was():
+def test_a_hanging_rank_is_killed_at_the_deadline():
     start = time.monotonic()
-    output, left = run_tagged(torchrun.standalone(faults.__name__, "hang"))
-    root_cause = output.split("Root Cause (first observed failure):")[1]
-    assert "rank      : 0 (local_rank: 0)" in root_cause and "dist.barrier()" in root_cause
-    assert f"Timed out waiting {faults.GROUP_TIMEOUT * 1000}ms" in root_cause
-    stack = output.split("Sending process <pid of rank 1> closing signal SIGTERM")[1].split("\nE ")[0]
-    assert "in hang" in stack
-    assert left == []
-    assert time.monotonic() - start < 90
+    error, started, left = faults.provoke(faults.hang_rank, timeout=15)
+    assert "ran past 15 s" in str(error)
+    assert error.errors[0].startswith("stuck in barrier (torch/distributed/distributed_c10d.py:")
+    assert error.errors[1].startswith("stuck in hang_rank (snippets/phase25/distributed/faults.py:")
+    assert left == 0
+    assert time.monotonic() - start < 60
 
 
-def test_the_outer_deadline_stops_torchrun_which_stops_every_rank():
-    output, left = run_tagged(torchrun.standalone(faults.__name__, "stall"), deadline=faults.STALL_DEADLINE)
-    assert f"stopped by the {faults.STALL_DEADLINE} s deadline" in output
-    assert output.count("in stall") == 2  # faulthandler: where each rank was when torchrun passed SIGTERM on
-    assert left == []
-
-
-def test_no_process_survives_the_patterns(compared):
-    assert compared[2] == []
-
-
-def test_two_nodes_give_the_single_node_gradients():
-    tag = uuid.uuid4().hex
-    os.environ[TAG] = tag
-    try:
-        command, outputs = nodes.two_nodes(nodes.free_port())
-    finally:
-        del os.environ[TAG]
-    report = next(output for output in outputs if "gradient digest" in output)
-    assert "rank 1 (node 1, local rank 0)" in report and "DDP on 2 ranks (2 nodes)" in report
-    assert len(nodes.digests(report)) == 1
-    assert tagged(tag) == []
-    cluster = torchrun.multinode(ddp.__name__, nnodes=2, **nodes.CLUSTER)
-    assert nodes.changed(command, cluster) == ["--nproc-per-node", "--rdzv-endpoint", "--rdzv-id"]
-
-
-def test_tidy_masks_what_changes_between_runs():
-    raw = ("W1124 12:58:24.785000 11478 /x/lib/python3.11/site-packages/torch/distributed/api.py:1028] "
-           "Sending process 11574 closing signal SIGTERM\n"
-           "  rank      : 1 (local_rank: 1)\n  exitcode  : -15 (pid: 11574)  (SIGTERM)\n"
-           "  time      : 2026-11-24_12:58:24\n  error_file: /tmp/torchelastic_ab/c-d_e/attempt_0/1/error.json\n")
-    assert torchrun.tidy(raw).splitlines() == [
-        "W torch/distributed/api.py:1028] Sending process <pid of rank 1> closing signal SIGTERM",
-        "  rank      : 1 (local_rank: 1)", "  exitcode  : -15 (pid: <pid of rank 1>)  (SIGTERM)",
-        "  time      : <time>", "  error_file: <tmp>/attempt_0/1/error.json"]
+def test_ranks_die_with_their_launcher(root):
+    """Kill the launcher with SIGKILL (no cleanup code runs): the ranks must go too."""
+    with tempfile.TemporaryDirectory() as folder:
+        code = ("from snippets.phase25.distributed import faults, launch;"
+                f"launch.run_ranks(faults.hang_rank, timeout=600, folder={folder!r})")
+        launcher = subprocess.Popen([sys.executable, "-c", code], cwd=root,
+                                    env={**os.environ, "PYTHONPATH": str(root)})
+        try:
+            deadline = time.monotonic() + 120
+            while len(list(Path(folder).glob("*.pid"))) < 2 and time.monotonic() < deadline:
+                time.sleep(0.2)
+            pids = [int(p.stem) for p in Path(folder).glob("*.pid")]
+            assert len(pids) == 2
+        finally:
+            os.kill(launcher.pid, signal.SIGKILL)
+            launcher.wait()
+        deadline = time.monotonic() + 10
+        while any(faults.alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(faults.alive(pid) for pid in pids)
 
 
 # --- the deliverable -------------------------------------------------------------------------------
 
 def test_deliverable_writes_the_survey(ranks, tmp_path):
-    """From the measured table (the command itself runs the same code under torchrun)."""
     out = deliverable.write_experiment(tmp_path / "25-distributed", rows(ranks))
     assert sorted(p.name for p in out.iterdir()) == ["DISTRIBUTED.md", "distributed.json", "manifest.json"]
     manifest = json.loads((out / "manifest.json").read_text())

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
-import json
 from collections import Counter
-from pathlib import Path
 
 import torch
-import torch.distributed as dist
 
-from snippets.phase25.distributed import ranks, torchrun
 from snippets.phase25.distributed.ddp import ddp_rank
 from snippets.phase25.distributed.fsdp import fsdp_rank
+from snippets.phase25.distributed.launch import run_ranks
 from snippets.phase25.distributed.pipeline import pp_rank
 from snippets.phase25.distributed.tensor_parallel import tp_rank
 
@@ -30,18 +26,15 @@ PATTERNS = {
 
 def compare_rank(device: torch.device, batches=BATCHES, timed_steps: int = 0, names=tuple(PATTERNS)) -> dict:
     """The named patterns (all by default) at every batch size, one after the other, in one process group."""
-    world = dist.get_world_size()
-    where = f"{world} x {torch.cuda.get_device_name(device)}" if device.type == "cuda" else f"{world} CPU processes"
-    return {"where": f"{where} over {dist.get_backend()}", "timed_steps": timed_steps} | {
-        f"{name} @{batch}": PATTERNS[name][0](device, batch=batch, timed_steps=timed_steps, **PATTERNS[name][1])
-        for batch in batches for name in names}
+    return {f"{name} @{batch}": PATTERNS[name][0](device, batch=batch, timed_steps=timed_steps, **PATTERNS[name][1])
+            for batch in batches for name in names}
 
 
-def rows(results: list[dict], batches=BATCHES, names=tuple(PATTERNS)) -> list[dict]:
+def rows(ranks: list[dict], batches=BATCHES, names=tuple(PATTERNS)) -> list[dict]:
     """One row per pattern, from every rank's results."""
     table = []
     for name in names:
-        runs = {batch: [r[f"{name} @{batch}"] for r in results] for batch in batches}
+        runs = {batch: [r[f"{name} @{batch}"] for r in ranks] for batch in batches}
         first = runs[batches[0]]
         calls = Counter()
         for key, n in first[0]["counts"].items():
@@ -101,32 +94,10 @@ def verdicts(table: list[dict], batches=BATCHES) -> list[str]:
     return lines
 
 
-def report(results: list[dict], json_path: str | None = None) -> str:
-    """What rank 0 prints: the table, with step times when steps were timed, and the verdicts;
-    every rank's results also go to `json_path` when one is given."""
-    if json_path:
-        Path(json_path).write_text(json.dumps(results), encoding="utf-8")
-    steps = results[0]["timed_steps"]
-    table = rows(results)
-    header = (f"One training step on {results[0]['where']}; batches of {' and '.join(map(str, BATCHES))} "
-              "sequences of 16 tokens; bytes each rank sends (ring algorithms)")
-    if steps:
-        header += f"; median step time of {steps} steps, slowest rank"
-    return "\n".join([header, format_table(table, times=bool(steps)), *verdicts(table)])
-
-
 def main():
-    print(torchrun.run(torchrun.standalone(__name__)))
-
-
-def claim_starts_with_its_command(main):
-    """#comparison: the output starts with the command that produced it."""
-    return main.lines[0] == "$ torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.compare"
-
-
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description="Every pattern, one training step each, side by side.")
-    parser.add_argument("--timed-steps", type=int, default=0, help="also time this many steps of each")
-    parser.add_argument("--json", help="write every rank's results to this file too")
-    options = parser.parse_args()
-    ranks.run(compare_rank, lambda results: report(results, options.json), timed_steps=options.timed_steps)
+    ranks = run_ranks(compare_rank, backend="gloo", timeout=240)
+    table = rows(ranks)
+    print(f"One training step on 2 ranks over gloo; batches of {' and '.join(map(str, BATCHES))} "
+          "sequences of 16 tokens; bytes each rank sends (ring algorithms)")
+    print(format_table(table))
+    print("\n".join(verdicts(table)))

@@ -1,6 +1,6 @@
 """Part F: write the one-page distributed survey, DISTRIBUTED.md, from a fresh measurement.
 
-Usage: torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.deliverable [OUT_DIR]
+Usage: python -m snippets.phase25.distributed.deliverable [OUT_DIR]
 writes DISTRIBUTED.md, distributed.json and manifest.json (default experiments/25-distributed/).
 `write_survey(out)` writes only the first two, for a folder that has its own manifest.
 """
@@ -12,12 +12,12 @@ from pathlib import Path
 
 import torch
 
-from snippets.experiment import out_dir, write_manifest
-from snippets.phase25.distributed import ranks
+from snippets.experiment import cli, write_manifest
 from snippets.phase25.distributed.compare import BATCHES, compare_rank, crossover, format_table, rows, verdicts
+from snippets.phase25.distributed.launch import run_ranks
 
 DEFAULT_OUT = Path("experiments/25-distributed")
-SEED = 0  # every rank seeds torch with it before the demo (ranks.run); the weights are the shipped MiniGPT's
+SEED = 0  # every rank seeds torch with it before the demo; the weights are the shipped MiniGPT's
 PATTERNS = {
     "DDP (DistributedDataParallel)": (
         "Every rank holds the whole model and trains on its own slice of the batch; in backward the "
@@ -50,8 +50,7 @@ def survey(table: list[dict]) -> str:
     ddp, tp = by_name["DDP"], by_name["TP"]
     lines = ["# Distributed survey: DDP, FSDP, tensor parallel, pipeline parallel", "",
              f"torch {torch.__version__}; each pattern trained one step of the grammar MiniGPT on 2 CPU "
-             "processes over gloo (torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.deliverable).",
-             ""]
+             "processes over gloo (python -m snippets.phase25.distributed.deliverable).", ""]
     for name, (what, when) in PATTERNS.items():
         lines += [f"## {name}", "", f"{what} {when}", ""]
     lines += ["## Measured", "", "```text", format_table(table), *verdicts(table), "```", "",
@@ -66,8 +65,10 @@ def survey(table: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def write_survey(out: Path, table: list[dict]) -> list[dict]:
-    """Write DISTRIBUTED.md and distributed.json into `out`, from `table` (the rows of `compare.rows`)."""
+def write_survey(out: Path, table: list[dict] | None = None) -> list[dict]:
+    """Write DISTRIBUTED.md and distributed.json into `out`, from `table` (the rows of
+    `compare.rows`) or from a fresh measurement; the table's rows."""
+    table = table or rows(run_ranks(compare_rank, timeout=240))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "DISTRIBUTED.md").write_text(survey(table), encoding="utf-8")
@@ -75,7 +76,7 @@ def write_survey(out: Path, table: list[dict]) -> list[dict]:
     return table
 
 
-def write_experiment(out: Path, table: list[dict]) -> Path:
+def write_experiment(out: Path = DEFAULT_OUT, table: list[dict] | None = None) -> Path:
     """The whole reference folder: the survey, its numbers and manifest.json."""
     write_survey(out, table)
     write_manifest(out, SEED, Path(__file__), backend="gloo", world_size=2)
@@ -83,5 +84,4 @@ def write_experiment(out: Path, table: list[dict]) -> Path:
 
 
 if __name__ == "__main__":
-    folder = out_dir(DEFAULT_OUT)
-    ranks.run(compare_rank, lambda results: f"wrote {write_experiment(folder, rows(results))}")
+    cli(write_experiment, DEFAULT_OUT)

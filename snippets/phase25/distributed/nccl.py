@@ -1,14 +1,41 @@
-"""The same comparison on two GPUs with NCCL, started by the same torchrun command, now with step times."""
+"""The same patterns on two GPUs with NCCL, now with the time of a training step."""
 
 from __future__ import annotations
 
-from snippets.phase25.distributed import compare, torchrun
+import torch
+
+from snippets.phase25.distributed.compare import PATTERNS, compare_rank, format_table, rows, verdicts
+from snippets.phase25.distributed.launch import RankFailed, run_ranks
 
 DEVICES = ("cuda",)
 ISOLATE = True
 TIMEOUT = 300
 TIMED_STEPS = 20
+PATTERN_TIMEOUT = 45  # seconds for one pattern's group, NCCL start-up included
+
+
+def run_patterns() -> tuple[list[dict], dict[str, str]]:
+    """Each pattern in its own 2-GPU NCCL group: the results of those that finished, and why the others did not."""
+    ranks, failed = [{}, {}], {}
+    for name in PATTERNS:
+        try:
+            for mine, result in zip(ranks, run_ranks(compare_rank, world_size=2, backend="nccl",
+                                                     timeout=PATTERN_TIMEOUT, timed_steps=TIMED_STEPS,
+                                                     names=(name,))):
+                mine.update(result)
+        except RankFailed as error:
+            failed[name] = str(error).replace("\n", "; ")
+    return ranks, failed
 
 
 def main():
-    print(torchrun.run(torchrun.standalone(compare.__name__, "--timed-steps", TIMED_STEPS), deadline=240))
+    ranks, failed = run_patterns()
+    finished = tuple(name for name in PATTERNS if name not in failed)
+    print(f"One training step on 2 x {torch.cuda.get_device_name(0)} with NCCL; batches of 8 and 64 sequences "
+          f"of 16 tokens; bytes each rank sends; median step time of {TIMED_STEPS} steps, slowest rank")
+    table = rows(ranks, names=finished)
+    print(format_table(table, times=True))
+    if "DDP" in finished:
+        print("\n".join(verdicts(table)))
+    for name, reason in failed.items():
+        print(f"{name} did not finish on NCCL: {reason}")

@@ -1,0 +1,164 @@
+"""Start one process per rank on this machine, collect what each returns, leave nothing behind.
+
+The parent hosts the rendezvous store on a port the kernel picks (port 0), so two demos never
+fight over a port. Every rank gets a deadline; if one rank fails or the deadline passes, every
+rank is killed and the error names the rank and the exception its log ends with, or, for a rank that
+was still running at the deadline, the calls it was stuck in.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+
+from snippets.phase25.distributed.worker import STACK_SIGNAL
+
+ROOT = Path(__file__).resolve().parents[3]
+WORKER = "snippets/phase25/distributed/worker.py"  # as frames name it, relative to ROOT
+POLL_SECONDS = 0.05
+GRACE_SECONDS = 2.0  # after a failure, how long the other ranks get to exit by themselves
+STACK_SECONDS = 5.0  # at the deadline, how long a rank gets to print where it is stuck
+TORCH_ROOT = Path(torch.__file__).resolve().parents[1]
+_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit)\b:?")
+_FRAME = re.compile(r'^\s*File "(.+)", line (\d+) in (\S+)$')
+
+
+class RankFailed(RuntimeError):
+    """A rank exited with an error or the demo ran past its deadline; `errors` maps each rank
+    that failed to its exception, and each rank still running at the deadline to where it was stuck."""
+
+    def __init__(self, message: str, errors: dict[int, str]):
+        super().__init__(message)
+        self.errors = errors
+
+
+def rank_env(backend: str) -> dict[str, str]:
+    """Environment of a rank: the project importable, one thread, collectives on loopback."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    env["OMP_NUM_THREADS"] = "1"
+    env["PYTHONUNBUFFERED"] = "1"
+    env["GLOO_SOCKET_IFNAME" if backend == "gloo" else "NCCL_SOCKET_IFNAME"] = "lo"
+    return env
+
+
+def _stop(processes: list[subprocess.Popen]) -> None:
+    """Kill every rank still running and reap it (no zombie, no orphan)."""
+    for process in processes:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)
+    for process in processes:
+        process.wait()
+
+
+def _exception(path: Path) -> str:
+    """The exception a rank's log ends with, on one line and without torch's '[rankN]:' prefixes
+    (a message spread over several lines is joined); the last line written when there is none."""
+    lines = [re.sub(r"^\[rank\d+\]:", "", line).strip() for line in path.read_text(
+        encoding="utf-8", errors="replace").splitlines()]
+    lines = [line for line in lines if line]
+    starts = [i for i, line in enumerate(lines) if _EXCEPTION.match(line)]
+    return " ".join(lines[starts[-1]:]) if starts else (lines or [""])[-1]
+
+
+def _short(path: str) -> str:
+    """A frame's file relative to the project or to torch's site-packages."""
+    resolved = Path(path).resolve()
+    for base in (TORCH_ROOT, ROOT):
+        if resolved.is_relative_to(base):
+            return str(resolved.relative_to(base))
+    return resolved.name
+
+
+def _main_thread_frames(log: str) -> list[tuple[str, str]]:
+    """(function, file:line) of the worker's main thread, innermost first, from the last faulthandler
+    dump in a rank's log (one block per thread; the main thread's is the one that runs the worker)."""
+    blocks, frames = [], None
+    for line in log.splitlines():
+        if line.endswith("(most recent call first):"):
+            frames = []
+            blocks.append(frames)
+        elif frames is not None and (match := _FRAME.match(line)):
+            frames.append((match.group(3), f"{_short(match.group(1))}:{match.group(2)}"))
+    main = [b for b in blocks if any(where.startswith(WORKER) for _, where in b)]
+    return main[-1] if main else []
+
+
+def _where_stuck(frames: list[tuple[str, str]]) -> str:
+    """The calls from the demo's innermost frame of its own down to where the rank was waiting."""
+    own = [i for i, (_, where) in enumerate(frames) if where.startswith("snippets/") and not where.startswith(WORKER)]
+    chain = frames[: own[0] + 1] if own else frames[:1]
+    return "stuck in " + " < ".join(f"{function} ({where})" for function, where in chain)
+
+
+def _stacks(processes: list[subprocess.Popen], folder: Path) -> dict[int, str]:
+    """Ask every rank still running where it is (STACK_SIGNAL makes it print its stack to its log)."""
+    running = [rank for rank, p in enumerate(processes) if p.poll() is None]
+    for rank in running:
+        os.kill(processes[rank].pid, STACK_SIGNAL)
+    logs = {rank: folder / f"rank{rank}.log" for rank in running}
+    deadline = time.monotonic() + STACK_SECONDS
+    while time.monotonic() < deadline and not all(
+            _main_thread_frames(log.read_text(encoding="utf-8", errors="replace")) for log in logs.values()):
+        time.sleep(POLL_SECONDS)
+    return {rank: _where_stuck(_main_thread_frames(log.read_text(encoding="utf-8", errors="replace")))
+            for rank, log in logs.items()}
+
+
+def _failure(processes: list[subprocess.Popen], folder: Path, reason: str, late: bool = False) -> RankFailed:
+    """Give the other ranks a moment to exit, kill the rest, describe every rank that failed and,
+    when the deadline passed (`late`), where each rank still running was stuck."""
+    stuck = _stacks(processes, folder) if late else {}
+    deadline = time.monotonic() + GRACE_SECONDS
+    while not late and time.monotonic() < deadline and any(p.poll() is None for p in processes):
+        time.sleep(POLL_SECONDS)
+    failed = [rank for rank, p in enumerate(processes) if p.poll() not in (None, 0) and rank not in stuck]
+    _stop(processes)
+    errors = {rank: _exception(folder / f"rank{rank}.log") for rank in failed} | stuck
+    lines = [reason] + [f"rank {rank}: {line}" for rank, line in sorted(errors.items())]
+    return RankFailed("\n".join(lines), errors)
+
+
+def run_ranks(function, world_size: int = 2, backend: str = "gloo", timeout: float = 120.0,
+              **kwargs) -> list[dict]:
+    """Run `function(device, **kwargs)` on `world_size` ranks; the list of what each returned.
+
+    `function` must be a module-level function returning JSON-serialisable data.
+    """
+    store = dist.TCPStore("127.0.0.1", 0, world_size + 1, is_master=True, wait_for_workers=False,
+                          timeout=datetime.timedelta(seconds=timeout))
+    with tempfile.TemporaryDirectory(prefix="nmb-ranks-") as folder:
+        folder = Path(folder)
+        processes = []
+        try:
+            for rank in range(world_size):
+                spec = {"module": function.__module__, "function": function.__name__, "kwargs": kwargs,
+                        "rank": rank, "world_size": world_size, "backend": backend, "port": store.port,
+                        "timeout": timeout, "parent": os.getpid(), "result": str(folder / f"rank{rank}.json")}
+                with open(folder / f"rank{rank}.log", "wb") as log:
+                    processes.append(subprocess.Popen(
+                        [sys.executable, "-m", "snippets.phase25.distributed.worker", json.dumps(spec)],
+                        cwd=ROOT, env=rank_env(backend), stdin=subprocess.DEVNULL,
+                        stdout=log, stderr=subprocess.STDOUT))
+            deadline = time.monotonic() + timeout
+            while (codes := [p.poll() for p in processes]) != [0] * world_size:
+                if any(code not in (None, 0) for code in codes):
+                    raise _failure(processes, folder, f"{function.__name__} failed; every rank was stopped")
+                if time.monotonic() > deadline:
+                    raise _failure(processes, folder, f"{function.__name__} ran past {timeout:g} s; "
+                                                      "every rank was killed", late=True)
+                time.sleep(POLL_SECONDS)
+            return [json.loads((folder / f"rank{rank}.json").read_text()) for rank in range(world_size)]
+        finally:
+            _stop(processes)
