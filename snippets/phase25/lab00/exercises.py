@@ -91,3 +91,9 @@ def claim_first_two_are_forward(exercise4):
     """#exercise-4: The first two ops are the forward's `aten.t` and `aten.addmm`, then the `sum`, then the backward, which starts by filling the gradient of the sum with ones."""
     ops = exercise4.between("ops:").text.split()
     return ops[:4] == ["aten.t.default", "aten.addmm.default", "aten.sum.default", "aten.ones_like.default"]
+
+
+def claim_bias_reduction_and_detaches(exercise4):
+    """#exercise-4: The `sum.dim_IntList` and `view` reduce the bias gradient to `b`'s shape, and each `detach` is an `AccumulateGrad` storing a leaf's gradient."""
+    ops = exercise4.between("ops:").text.split()
+    return ops.count("aten.sum.dim_IntList") == 1 and ops.count("aten.view.default") == 1 and ops.count("aten.detach.default") == 3
