@@ -8,7 +8,7 @@ import torch
 
 from engine.sources import source_hash
 from snippets.phase24.triton_softmax import kernels
-from snippets.phase25.lab02 import compile_demo, deliverable, direct_launch, exercises, gradcheck_demo, inlined, opcheck_demo, ops
+from snippets.phase25.lab02 import compile_demo, deliverable, direct_launch, exercises, gradcheck_demo, inlined, opcheck_demo, ops, wrong_fake
 from snippets.phase25.lab02.generated import call_function, compile_step
 
 
@@ -84,7 +84,7 @@ def test_deliverable_writes_the_experiment_folder(tmp_path, root):
 def test_exercises():
     meta = exercises.on_meta()
     assert meta["shape"] == (2, 600) and str(meta["device"]) == "meta" and meta["stride"] == (600, 1)
-    wrong = exercises.wrong_strides()
+    wrong = wrong_fake.wrong_strides()
     assert wrong["max |difference| to torch.softmax"] < 1e-6
     assert wrong["opcheck"].startswith("test_faketensor failed: Stride mismatch!")
     calls = exercises.gradcheck_calls(fast_mode=True)
