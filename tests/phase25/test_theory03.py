@@ -165,7 +165,7 @@ def test_pipeline_counts_one_compile_and_draws_it():
     assert len(stages["aten ops"]) == 7 and stages["kernels"] == ["cpp_fused__softmax_0"]
     assert stages["extern calls"] == ["addmm"]
     diagram = pipeline.mermaid(stages)
-    assert diagram.startswith("```mermaid\nflowchart LR\n    accTitle: ") and "\n\n" not in diagram
+    assert diagram.startswith("```mermaid\nflowchart TB\n    accTitle: ") and "\n\n" not in diagram
 
 
 def test_exercises_item_break_recompiles_and_relu_kernel():

@@ -55,7 +55,7 @@ def one_compile() -> dict:
 
 
 def mermaid(stages: dict) -> str:
-    """The pipeline left to right, each stage labelled with what it produced in this compile."""
+    """The pipeline top to bottom, each stage labelled with what it produced in this compile."""
     aten = [op.replace("aten.", "").rsplit(".", 1)[0] for op in stages["aten ops"]]
     boxes = [
         ("src", "TinyHead.forward", "Python: self.fc, torch.softmax"),
@@ -67,7 +67,7 @@ def mermaid(stages: dict) -> str:
                                  f"{', '.join('extern_kernels.' + e for e in stages['extern calls'])}"
                                  f"<br/>{stages['views']} view: reinterpret_tensor"),
     ]
-    lines = ["```mermaid", "flowchart LR",
+    lines = ["```mermaid", "flowchart TB",
              "    accTitle: torch.compile(TinyHead): " + " > ".join(name for _, name, _ in boxes),
              "    accDescr: " + "; ".join(f"{name}: {what.replace('<br/>', ', ')}" for _, name, what in boxes)]
     lines += [f'    {key}["{name}<br/>{what}"]' for key, name, what in boxes]
