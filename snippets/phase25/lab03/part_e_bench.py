@@ -168,3 +168,19 @@ def claim_reduce_overhead_replays_and_copies(main):
     calls = main.between("  torch.compile reduce-overhead:")
     return "cudaGraphLaunch x1," in calls.line("CUDA API") + "," and "copy" in calls.line("aten ops")
 
+
+
+def claim_large_batch_overhead_small(main):
+    """#part-e: At batch 32768 the overhead line is under a tenth of eager's time."""
+    if main.device != "cuda":
+        return True
+    rows = main.between("batch 32768:", "what one call does")
+    return rows.number("minus call() only") < 0.1 * rows.number("  eager ")
+
+
+def claim_versions(main):
+    """#setup: torch 2.13 on CPU; GPU outputs recorded on an NVIDIA H200 with torch 2.11 and Triton 3.6."""
+    if main.device == "cpu":
+        return main.versions["torch"].startswith("2.13")
+    return (main.versions["torch"].startswith("2.11") and main.versions["triton"].startswith("3.6")
+            and "H200" in main.gpu)
