@@ -120,5 +120,10 @@ def main():
         print_checklist(check_acceptance(out))
 
 
+def claim_acceptance(main):
+    """#part-g: the folder written here meets every item of the acceptance list."""
+    return main.count("[x]") == 6 and "[ ]" not in main
+
+
 if __name__ == "__main__":
     cli(write_experiment, DEFAULT_OUT)

@@ -141,15 +141,12 @@ def claim_call_alone_about_eager(main):
     return len(ratios) == 2 and all(1 / 1.5 < r < 1.5 for r in ratios)
 
 
-def claim_overhead_stays(main):
-    """#part-e: at batch 256 the overhead is no smaller than at batch 2 (within 10%), and the compiled model does
-    not beat eager."""
+def claim_large_batch_no_win(main):
+    """#part-e: at batch 256 the compiled model still does not beat eager: its verdict is a loss or a tie."""
     if main.device != "cpu":
         return True
-    small, large = (main.between(f"batch {b}:") for b in (2, 256))
-    stays = large.number("minus call() only") >= 0.9 * small.number("minus call() only")
-    verdict = large.line("torch.compile vs eager:")
-    return stays and (" tie " in verdict or "eager is " in verdict)
+    verdict = main.between("batch 256:").line("torch.compile vs eager:")
+    return " tie " in verdict or "eager is " in verdict
 
 
 def claim_reduce_overhead_slowest(main):
