@@ -138,3 +138,16 @@ def claim_accumulate_grad_once_per_parameter(main):
 def claim_accumulate_grad_no_gpu_work(main):
     """#profiler: On the GPU AccumulateGrad launches no kernel, so it is absent from the GPU table."""
     return main.device != "cuda" or (main.number("GPU kernel time") == 0 and main.count("AccumulateGrad") == 1)
+
+
+def claim_shapes_split(main):
+    """#profiler: record_shapes splits each op by input shapes: the same op appears once per distinct shape."""
+    table = [line.split()[0] for line in main.between("op    ", "Ops above").lines if line.strip()]
+    return max(table.count(name) for name in table) >= 2
+
+
+def claim_stack_ends_in_the_loop(main):
+    """#profiler: with_stack leads from the op back to a line of this file's training step."""
+    if "with_stack:" not in main:
+        return main.device == "cuda"
+    return "snippets/week09/profiler_drill.py(" in main.between("with_stack:").lines[-1]

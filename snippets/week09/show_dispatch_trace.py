@@ -30,3 +30,14 @@ def main():
     print("What torch._C has instead:")
     for name in dispatch_functions():
         print(f"    {name}")
+
+
+def claim_silent(main):
+    """#lab-step-1: The traced run prints its result and nothing else: not one line of trace, on stdout or stderr."""
+    return main.line("    stdout:").strip() == "stdout: 'sum: [2.0, 2.0]'" and main.line("    stderr:").strip() == "stderr: 0 bytes"
+
+
+def claim_no_function(main):
+    """#lab-step-1: The function does not exist; the ones that do are listed, the table dumps among them."""
+    return (main.line("hasattr(").endswith(": False") and "    _dispatch_dump_table" in main
+            and "    _dispatch_print_registrations_for_dispatch_key" in main)
