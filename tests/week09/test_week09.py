@@ -14,6 +14,7 @@ from snippets.week09 import (add_kernel, deliverable, dispatch_keys, dispatcher_
 
 ROOT = Path(__file__).resolve().parents[2]
 CUDA_SNIPPETS = ("phase25/theory01/cuda_gemm.py", "week09/add_kernel_cuda.py", "week09/matmul_trace.py",
+                 "week09/cudnn_conv.py", "week09/show_dispatch_trace.py",
                  "week09/sync_timing.py", "week09/profiler_drill.py", "week09/layers.py",
                  "phase25/theory01/addmm_table.py")
 
@@ -132,7 +133,7 @@ def test_cuda_snippets_declare_cuda_and_a_short_timeout(rel):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU")
 def test_cuda_snippets_run():
     from snippets.phase25.theory01 import cuda_gemm
-    from snippets.week09 import add_kernel_cuda, matmul_trace, sync_timing
+    from snippets.week09 import add_kernel_cuda, cudnn_conv, matmul_trace, sync_timing
 
-    for module in (cuda_gemm, add_kernel_cuda, matmul_trace, sync_timing):
+    for module in (cuda_gemm, add_kernel_cuda, cudnn_conv, matmul_trace, sync_timing):
         module.main()
