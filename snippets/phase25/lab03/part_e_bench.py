@@ -84,8 +84,10 @@ def medians(row: dict[str, list[float]]) -> dict[str, float]:
 
 def per_call_activity(fn, calls: int = 20) -> dict[str, Counter]:
     """What one call does on a GPU, averaged over `calls` calls: the ATen ops and CUDA API calls on the
-    host, and the kernels and copies on the GPU."""
-    fn()
+    host, and the kernels and copies on the GPU. Five warm-up calls first: with CUDA graphs, the first
+    call compiles and warms up, the second records the graph, and replays start from the third."""
+    for _ in range(5):
+        fn()
     torch.cuda.synchronize()
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
