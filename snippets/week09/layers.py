@@ -76,3 +76,10 @@ def claim_backend(main):
     the recording names, the functor generated for add."""
     backend = main.between("5. backend").text
     return ("CUDAFunctor_add<float>" in backend) if main.device == "cuda" else ("vectorized loop" in backend)
+
+
+def claim_versions(main):
+    """#week-09: built on CPU with torch 2.13; the recorded outputs come from an NVIDIA H200 with torch 2.11."""
+    if main.device == "cpu":
+        return main.versions["torch"].startswith("2.13")
+    return main.versions["torch"].startswith("2.11") and "H200" in main.gpu
