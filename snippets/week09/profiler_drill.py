@@ -109,6 +109,10 @@ def main():
     print(f"{'op':34} {'self µs':>9} {'share':>6} {'calls':>5}  input shapes")
     for name, time, calls, shapes in rows[:10]:
         print(f"{name[:34]:34} {time:9.0f} {time / total:6.1%} {calls:5}  {shapes[:48]}")
+    addmm = [shapes for name, _, _, shapes in rows if name == "aten::addmm"]
+    print(f"\nrecord_shapes: aten::addmm in {len(addmm)} rows, one per distinct input shapes:")
+    for shapes in sorted(addmm):
+        print(f"    {shapes}")
     hot = above_threshold(rows)
     print(f"\nOps above {THRESHOLD:.0%} of the total, all their shapes together:")
     for name, share in hot:
@@ -137,13 +141,14 @@ def claim_accumulate_grad_once_per_parameter(main):
 
 def claim_accumulate_grad_no_gpu_work(main):
     """#profiler: On the GPU AccumulateGrad launches no kernel, so it is absent from the GPU table."""
-    return main.device != "cuda" or (main.number("GPU kernel time") == 0 and main.count("AccumulateGrad") == 1)
+    accumulate = main.between("AccumulateGrad, the node")
+    return main.device != "cuda" or (accumulate.number("GPU kernel time") == 0 and main.count("AccumulateGrad") == 1)
 
 
 def claim_shapes_split(main):
-    """#profiler: record_shapes splits each op by input shapes: the same op appears once per distinct shape."""
-    table = [line.split()[0] for line in main.between("op    ", "Ops above").lines if line.strip()]
-    return max(table.count(name) for name in table) >= 2
+    """#profiler: record_shapes splits each op by input shapes: the same aten::addmm appears in five rows, one per distinct shape: the attention's two projections, the MLP's two layers and the LM head."""
+    shapes = [line.strip() for line in main.between("record_shapes: aten::addmm", "Ops above").lines if line.strip()]
+    return main.number("record_shapes: aten::addmm in") == 5 == len(set(shapes)) and sum("[600]" in s for s in shapes) == 1
 
 
 def claim_stack_ends_in_the_loop(main):

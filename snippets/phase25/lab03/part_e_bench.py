@@ -133,13 +133,17 @@ def main():
 
 
 def claim_cpu_small_batch_slower(main):
-    """#part-e: On CPU at batch 2 the compiled model is slower than eager."""
-    return main.device != "cpu" or "eager is " in main.between("batch 2:", "batch 256:").line("torch.compile vs eager:")
+    """#part-e: On CPU at batch 2 the compiled model is not faster than eager: the verdict line says eager is faster, or calls a tie when the run was too noisy to tell."""
+    if main.device != "cpu":
+        return True
+    verdict = main.between("batch 2:", "batch 256:").line("torch.compile vs eager:")
+    return "eager is " in verdict or " tie " in verdict
 
 
 def claim_call_alone_about_eager(main):
     """#part-e: the generated code alone costs about what eager costs (within a factor of 1.5 either way)."""
-    ratios = [float(line.split()[-2].rstrip("x")) for line in main.lines if line.startswith("  generated call() only")]
+    ratios = [float(line.split()[-2].rstrip("x")) for line in main.lines
+              if line.startswith("  generated call() only") and line.endswith("x eager")]
     return len(ratios) == 2 and all(1 / 1.5 < r < 1.5 for r in ratios)
 
 
