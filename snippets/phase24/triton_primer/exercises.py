@@ -82,5 +82,5 @@ def claim_two_refusals(block_the_compiler_cannot_use):
 
 def claim_two_rows_untouched(grid_too_small):
     """#exercises: rows 0 and 1 sum to 1; rows 2 and 3 keep their nan: no program ran for them."""
-    sums = grid_too_small.text.split("row sums:")[1]
-    return sums.count("nan") == 2 and sums.strip().endswith("nan, nan]") and sums.count("1.0") >= 1
+    sums = grid_too_small.text.split("row sums: [")[1].split("]")[0].split(", ")
+    return [abs(float(s) - 1) < 1e-6 for s in sums[:2]] == [True, True] and sums[2:] == ["nan", "nan"]
