@@ -8,9 +8,17 @@ from snippets.phase24.triton_primer.vector_add import add_kernel
 from snippets.timing import compare
 
 DEVICES = ("cuda",)
-CONFIGS = [triton.Config({"BLOCK": block}, num_warps=warps) for block, warps in
-           ((256, 2), (1024, 4), (4096, 8), (16384, 16))]
-tuned_add_kernel = triton.autotune(configs=CONFIGS, key=["n"])(add_kernel)
+SIZES = (1 << 12, 1 << 24)  # 16 KiB and 64 MiB per float32 operand
+
+
+def tuned(kernel):
+    """`kernel` under the autotuner: four (BLOCK, num_warps) configurations, timed again for each new `n`."""
+    configs = [triton.Config({"BLOCK": block}, num_warps=warps)
+               for block, warps in ((256, 2), (1024, 4), (4096, 8), (16384, 16))]
+    return triton.autotune(configs=configs, key=["n"])(kernel)
+
+
+tuned_add_kernel = tuned(add_kernel)
 
 
 def tuned_add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -22,7 +30,7 @@ def tuned_add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 def describe(config: triton.Config) -> str:
-    return f"BLOCK={config.kwargs['BLOCK']:<5} num_warps={config.num_warps:<2}"
+    return f"BLOCK={config.kwargs['BLOCK']}, num_warps={config.num_warps}"
 
 
 def report(n: int) -> list[str]:
@@ -31,7 +39,7 @@ def report(n: int) -> list[str]:
     correct = torch.equal(tuned_add(x, y), x + y)
     timings = {describe(c): [t[1], t[0], t[2]] for c, t in tuned_add_kernel.configs_timings.items()}
     lines = [f"n = {n}: tuned {len(timings)} configurations, result equal to x + y: {correct}"]
-    lines += [f"  {name}  median {t[1] * 1e3:8.1f} us  (p20-p80 {t[0] * 1e3:.1f}-{t[2] * 1e3:.1f})"
+    lines += [f"  {name:<24}  median {t[1] * 1e3:8.1f} us  (p20-p80 {t[0] * 1e3:.1f}-{t[2] * 1e3:.1f})"
               for name, t in timings.items()]
     best, runner_up = sorted(timings, key=lambda name: timings[name][1])[:2]
     lines.append(f"  kept {describe(tuned_add_kernel.best_config)}; {compare(timings, best, runner_up)}")
@@ -39,7 +47,7 @@ def report(n: int) -> list[str]:
 
 
 def main():
-    for n in (1 << 12, 1 << 24):
+    for n in SIZES:
         print("\n".join(report(n)))
     tuned_add(torch.randn(1 << 12, device="cuda"), torch.randn(1 << 12, device="cuda"))
     print(f"after a third call with n = {1 << 12}: {len(tuned_add_kernel.cache)} tuned keys")
