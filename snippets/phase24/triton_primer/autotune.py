@@ -39,7 +39,7 @@ def report(n: int) -> list[str]:
     correct = torch.equal(tuned_add(x, y), x + y)
     timings = {describe(c): [t[1], t[0], t[2]] for c, t in tuned_add_kernel.configs_timings.items()}
     lines = [f"n = {n}: tuned {len(timings)} configurations, result equal to x + y: {correct}"]
-    lines += [f"  {name:<24}  median {t[1] * 1e3:8.1f} us  (p20-p80 {t[0] * 1e3:.1f}-{t[2] * 1e3:.1f})"
+    lines += [f"  {name:<25}  median {t[1] * 1e3:8.1f} us  (p20-p80 {t[0] * 1e3:.1f}-{t[2] * 1e3:.1f})"
               for name, t in timings.items()]
     best, runner_up = sorted(timings, key=lambda name: timings[name][1])[:2]
     lines.append(f"  kept {describe(tuned_add_kernel.best_config)}; {compare(timings, best, runner_up)}")

@@ -55,7 +55,8 @@ def svg(n: int, block: int, width: int = 640) -> str:
              f"<title>{escape(table(n, block))}</title>",
              '<defs><pattern id="masked-lanes" width="6" height="6" patternUnits="userSpaceOnUse" '
              'patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke-width="2"/></pattern></defs>',
-             f'<text x="20" y="18" stroke="none">x: {n} elements; grid = {grid(n, block)}, BLOCK = {block}</text>']
+             f'<text x="20" y="18" stroke="none">x: {n} elements; grid = {grid(n, block)}, BLOCK = {block}; '
+             'hatched: masked lanes</text>']
     for pid, first, last, masked in spans(owner, block):
         x0, used = 20 + pid * block * scale, (last - first + 1) * scale
         parts.append(f'<rect x="{x0:.1f}" y="{top}" width="{used:.1f}" height="{bar}" '
