@@ -49,6 +49,13 @@ def test_exercise_solutions():
     assert exercises.failure(lambda: None) == "no error"
 
 
+def test_exercise_solutions_print_what_the_page_explains(capsys):
+    exercises.idle_lanes(600)
+    exercises.grid_too_small()
+    out = capsys.readouterr().out
+    assert "424 masked lanes" in out and "'ROWS': 2" in out and out.rstrip().endswith("nan, nan]")
+
+
 def test_autotune_wraps_the_same_kernel_with_four_configurations():
     assert autotune.tuned_add_kernel.fn is vector_add.add_kernel
     blocks = [c.kwargs["BLOCK"] for c in autotune.tuned_add_kernel.configs]

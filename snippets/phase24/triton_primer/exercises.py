@@ -1,5 +1,5 @@
 """Solutions of the primer's exercises, each one run: a grid to predict, a missing mask, a BLOCK the
-compiler cannot use, and a grid too small for its tensor."""
+compiler cannot use, a grid too small for its tensor, and the lanes a narrow row leaves idle."""
 
 import torch
 import triton
@@ -8,6 +8,7 @@ import triton.language as tl
 from snippets.phase24.triton_primer.coverage import table
 from snippets.phase24.triton_primer.row_softmax import row_softmax_kernel
 from snippets.phase24.triton_primer.vector_add import add, grid
+from snippets.phase24.triton_softmax.kernels import launch_config
 
 
 def grid_for_5000():
@@ -63,6 +64,13 @@ def grid_too_small():
     print(f"grid = (2,) for 4 rows; row sums: {y.sum(dim=1).tolist()}")
 
 
+def idle_lanes(n_cols: int = 600):
+    block = triton.next_power_of_2(n_cols)
+    print(f"{n_cols} columns in BLOCK = {block}: {block - n_cols} masked lanes per program "
+          f"({(block - n_cols) / block:.1%})")
+    print(f"theory 03's launch_config({n_cols}) = {launch_config(n_cols)}")
+
+
 def claim_five_programs(grid_for_5000):
     """#exercises: five programs; the last covers elements 4096 to 4999 and masks 120 lanes."""
     return "grid = (5,)" in grid_for_5000 and grid_for_5000.lines[-1].split() == ["4", "4096..4999", "904", "120"]
@@ -84,3 +92,8 @@ def claim_two_rows_untouched(grid_too_small):
     """#exercises: rows 0 and 1 sum to 1; rows 2 and 3 keep their nan: no program ran for them."""
     sums = grid_too_small.text.split("row sums: [")[1].split("]")[0].split(", ")
     return [abs(float(s) - 1) < 1e-6 for s in sums[:2]] == [True, True] and sums[2:] == ["nan", "nan"]
+
+
+def claim_idle_lanes(idle_lanes):
+    """#exercises: 424 of the 1024 lanes (41.4%) are masked; theory 03's kernel gives each program two rows."""
+    return "424 masked lanes per program (41.4%)" in idle_lanes and "'ROWS': 2" in idle_lanes
