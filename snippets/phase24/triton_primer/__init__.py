@@ -1,0 +1,1 @@
+"""Triton's programming model in small steps: program ids, blocks, masks, constexpr, grids, autotuning."""
