@@ -5,17 +5,24 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import platform
+import threading
 import time
+import traceback
+from collections import deque
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from engine.runner import Result, mask_addresses, run_in_process, run_in_subprocess
-from engine.sources import declarations, module_name, source_hash
+from engine import atomic
+from engine.progress import Progress
+from engine.runner import ForkServer, Result, mask_addresses, run_in_process, run_in_subprocess
+from engine.sources import SnippetError, declarations, measures_time, module_name, source_hash, starts_processes
 
 log = logging.getLogger("mkdocs.engine")
 CACHE_SCHEMA = "2"  # bump when what is stored for a run changes
+JOBS_ENV = "NMB_JOBS"
 
 
 def package_version(name: str) -> str:
@@ -35,6 +42,11 @@ def build_environment() -> dict[str, str]:
     }
 
 
+def jobs() -> int:
+    """How many snippet calls run side by side: NMB_JOBS, else one per core (at most 4)."""
+    return max(1, int(os.environ.get(JOBS_ENV) or min(4, os.cpu_count() or 1)))
+
+
 @dataclass
 class Executor:
     """Executes snippet calls for one project root, caching results on disk."""
@@ -43,6 +55,7 @@ class Executor:
     cache_dir: Path
     memory: dict[str, Result] = field(default_factory=dict)
     executed: list[str] = field(default_factory=list)
+    timings: dict[str, dict] = field(default_factory=dict)  # call -> {"seconds", "kind"} of each execution
     environment: dict[str, str] = field(default_factory=build_environment)
 
     def key(self, path: Path, call: str) -> str:
@@ -50,30 +63,126 @@ class Executor:
                  repr(declarations(path)), json.dumps(self.environment, sort_keys=True)]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
 
-    def run(self, path: Path, call: str) -> Result:
-        """The result of `call()` in the snippet at `path`, executing only on a cache miss."""
+    def name(self, path: Path, call: str) -> str:
+        return f"{module_name(self.root, path)}.{call}"
+
+    def cached(self, path: Path, call: str) -> Result | None:
+        """The result from memory or disk, or None; an entry that cannot be read is a miss, said in one line."""
         key = self.key(path, call)
         if key in self.memory:
             return self.memory[key]
         stored = self.cache_dir / f"{key}.json"
-        if stored.is_file():
-            result = Result(json.loads(stored.read_text(encoding="utf-8"))["output"])
-        else:
-            result = self._execute(path, call)
-            if result.ok:
-                self.cache_dir.mkdir(parents=True, exist_ok=True)
-                stored.write_text(json.dumps({"output": result.output}), encoding="utf-8")
+        if not stored.is_file():
+            return None
+        try:
+            output = json.loads(stored.read_text(encoding="utf-8"))["output"]
+            if not isinstance(output, str):
+                raise TypeError(f"output is {type(output).__name__}, not str")
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+            log.info("engine: cache entry %s of %s() unreadable (%s): running it again",
+                     stored.name, self.name(path, call), error)
+            return None
+        self.memory[key] = Result(output)
+        return self.memory[key]
+
+    def run(self, path: Path, call: str, runner=None) -> Result:
+        """The result of `call()` in the snippet at `path`, executing only on a cache miss."""
+        result = self.cached(path, call)
+        return self._compute(path, call) if result is None else result
+
+    def _compute(self, path: Path, call: str, runner=None) -> Result:
+        """Execute the call and keep its result: in memory, and on disk when it succeeded."""
+        result = self._execute(path, call, runner)
+        key = self.key(path, call)
+        if result.ok:
+            atomic.write_text(self.cache_dir / f"{key}.json", json.dumps({"output": result.output}))
         self.memory[key] = result
         return result
 
-    def _execute(self, path: Path, call: str) -> Result:
+    def prefetch(self, calls: list[tuple[Path, str]], expected: dict[str, float] | None = None) -> None:
+        """Execute every call not cached yet, before any page renders, `jobs()` at a time: in-process calls
+        one after another in this thread, isolated ones in children started by fork servers (one per
+        worker). A call that reads a clock runs last, with nothing beside it. Failures are kept in memory
+        for the page that shows the call to report."""
+        todo = [c for c in dict.fromkeys(calls) if self._missing(*c)]
+        if not todo:
+            return
+        alone = [c for c in todo if measures_time(self.root, c[0])]
+        in_process = [c for c in todo if c not in alone and not declarations(c[0]).isolate]
+        isolated = deque(sorted((c for c in todo if c not in alone and c not in in_process),
+                                key=lambda c: -declarations(c[0]).timeout))  # the likely longest first
+        workers = jobs()
+        servers: dict[int, ForkServer] = {}
+        with Progress(len(todo), workers, expected or {}) as progress:
+            progress.queue([self.name(*c) for c in in_process + list(isolated) + alone])
+            helpers = [threading.Thread(target=self._drain, args=(isolated, servers, progress))
+                       for _ in range(min(workers - 1, len(isolated)))]
+            for helper in helpers:
+                helper.start()
+            try:
+                for path, call in in_process:
+                    self._timed(path, call, progress, self._in_process)
+                self._drain(isolated, servers, progress)
+            finally:
+                for helper in helpers:
+                    helper.join()
+            try:
+                for path, call in alone:
+                    runner = self._server(servers).run if declarations(path).isolate else self._in_process
+                    self._timed(path, call, progress, runner)
+            finally:
+                for server in servers.values():
+                    server.close()
+
+    def _missing(self, path: Path, call: str) -> bool:
+        try:
+            return self.cached(path, call) is None
+        except SnippetError:
+            return False  # the page that shows the call reports it
+
+    def _server(self, servers: dict[int, ForkServer]) -> ForkServer:
+        thread = threading.get_ident()
+        if thread not in servers:
+            servers[thread] = ForkServer(self.root)
+        return servers[thread]
+
+    def _drain(self, queue: deque, servers: dict[int, ForkServer], progress: Progress) -> None:
+        while True:
+            try:
+                path, call = queue.popleft()
+            except IndexError:
+                return
+            self._timed(path, call, progress, self._server(servers).run)
+
+    def _timed(self, path: Path, call: str, progress: Progress, runner) -> None:
+        name = self.name(path, call)
+        progress.start(name)
+        try:
+            self._compute(path, call, runner)
+        finally:
+            progress.finish(name)
+
+    def _in_process(self, module: str, call: str, timeout: float) -> Result:
+        return run_in_process(self.root, module, call, timeout)
+
+    def _fresh(self, module: str, call: str, timeout: float) -> Result:
+        return run_in_subprocess(self.root, module, call, timeout)
+
+    def _execute(self, path: Path, call: str, runner=None) -> Result:
         settings = declarations(path)
         module = module_name(self.root, path)
         start = time.perf_counter()
-        runner = run_in_subprocess if settings.isolate else run_in_process
-        result = runner(self.root, module, call, settings.timeout)
+        if runner is None:
+            runner = self._fresh if settings.isolate else self._in_process
+        try:
+            result = runner(module, call, settings.timeout)
+        except Exception:  # noqa: BLE001 - the page that shows the call reports it
+            result = Result("", f"engine error while running {module}.{call}():\n{traceback.format_exc()}")
         result.output = mask_addresses(result.output)
+        seconds = time.perf_counter() - start
+        kind = ("multi-process" if starts_processes(self.root, path) else
+                "isolated" if settings.isolate else "in-process")
         self.executed.append(f"{module}.{call}")
-        log.info("engine: ran %s.%s() in %.1f s%s", module, call, time.perf_counter() - start,
-                 "" if result.ok else " (failed)")
+        self.timings[f"{module}.{call}"] = {"seconds": round(seconds, 2), "kind": kind}
+        log.info("engine: ran %s.%s() in %.1f s%s", module, call, seconds, "" if result.ok else " (failed)")
         return result

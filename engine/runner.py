@@ -6,11 +6,14 @@ import contextlib
 import hashlib
 import importlib
 import io
+import json
+import locale
 import os
 import re
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import traceback
 from dataclasses import dataclass
@@ -169,14 +172,53 @@ def run_in_subprocess(root: Path, module: str, call: str, timeout: float, env: d
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         output, _ = process.communicate()
-        return Result(output, f"timed out after {timeout:g} s: {module}.{call}() (process group killed)")
+        return child_result(output, "timeout", module, call, timeout)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)  # nothing the snippet started outlives it
-    if process.returncode != 0:
+    return child_result(output, process.returncode, module, call, timeout)
+
+
+def child_result(output: str, status: int | str, module: str, call: str, timeout: float) -> Result:
+    """The Result of a child run, from what it wrote and its exit status (or "timeout")."""
+    if status == "timeout":
+        return Result(output, f"timed out after {timeout:g} s: {module}.{call}() (process group killed)")
+    if status != 0:
         output, _, trace = output.partition(CHILD_ERROR_MARK)
-        return Result(output, trace or f"child exited with status {process.returncode}")
+        return Result(output, trace or f"child exited with status {status}")
     return Result(output)
+
+
+class ForkServer:
+    """An `engine.forkserver` process: `run` is `run_in_subprocess` without importing torch each time
+    (a fresh interpreter for every call where the server says forking is not safe)."""
+
+    def __init__(self, root: Path, env: dict[str, str] | None = None):
+        self.root, self.env = root, env or child_env(root)
+        self.process = subprocess.Popen([sys.executable, "-m", "engine.forkserver"], cwd=root, env=self.env,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                        start_new_session=True)
+        first = self.process.stdout.readline()
+        self.forks = bool(first) and json.loads(first)["fork"]
+
+    def run(self, module: str, call: str, timeout: float) -> Result:
+        if not self.forks:
+            return run_in_subprocess(self.root, module, call, timeout, self.env)
+        with tempfile.TemporaryDirectory(prefix="nmb-call-") as folder:
+            file = Path(folder) / "output.txt"
+            request = {"module": module, "call": call, "output": str(file), "timeout": timeout}
+            self.process.stdin.write(json.dumps(request) + "\n")
+            self.process.stdin.flush()
+            reply = self.process.stdout.readline()
+            if not reply:
+                raise RuntimeError(f"the fork server died while running {module}.{call}()")
+            # read as `text=True` reads a pipe: the locale's encoding, universal newlines
+            output = file.read_text(encoding=locale.getpreferredencoding(False)) if file.exists() else ""
+        return child_result(output, json.loads(reply)["status"], module, call, timeout)
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
 
 
 CHILD_ERROR_MARK = "\n=== snippet failed ===\n"

@@ -120,15 +120,54 @@ def closure(root: Path, path: Path) -> list[Path]:
     return sorted(seen)
 
 
-def uses_triton(root: Path, path: Path) -> bool:
-    """Whether the snippet or a project module it imports imports triton (run by its interpreter on CPU)."""
+def _names_used(path: Path) -> frozenset[str]:
+    """Every module a file imports (any package) and every attribute name it reads."""
+    return _names_used_at(path, path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=4096)
+def _names_used_at(path: Path, mtime_ns: int) -> frozenset[str]:
+    names = set()
+    for node in ast.walk(parse(path)):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.add(node.module or "")
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Attribute):
+            names.add("." + node.attr)
+    return frozenset(names)
+
+
+def uses_any(root: Path, path: Path, prefixes: tuple[str, ...]) -> bool:
+    """Whether the snippet or a project module it imports imports a module starting with one of
+    `prefixes` (a name `m` matches `m` and `m.*`), or reads an attribute named in it as `.attr`."""
     for module in closure(root, path):
-        for node in ast.walk(parse(module)):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            if any(n == "triton" or n.startswith("triton.") for n in names):
+        for name in _names_used(module):
+            if any(name == p or name.startswith(p + ".") for p in prefixes):
                 return True
     return False
+
+
+def uses_triton(root: Path, path: Path) -> bool:
+    """Whether the snippet or a project module it imports imports triton (run by its interpreter on CPU)."""
+    return uses_any(root, path, ("triton",))
+
+
+# Calls that time work run with nothing beside them; calls that start processes are "multi-process".
+CLOCKS = ("timeit", "torch.utils.benchmark", ".perf_counter", ".perf_counter_ns", ".process_time")
+PROCESSES = ("subprocess", "multiprocessing", "torch.multiprocessing", "torch.distributed")
+
+
+def measures_time(root: Path, path: Path) -> bool:
+    """Whether the output may depend on how fast the machine runs (the snippet reads a clock, or it
+    imports snippets.timing): another call beside it would skew it."""
+    reads_clock = any(n == c or n.startswith(c + ".") for n in _names_used(path) for c in CLOCKS)
+    return reads_clock or uses_any(root, path, (PACKAGE + ".timing",))
+
+
+def starts_processes(root: Path, path: Path) -> bool:
+    return uses_any(root, path, PROCESSES)
 
 
 def input_files(root: Path, path: Path, modules: list[Path] | None = None) -> list[Path]:
