@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -25,6 +25,11 @@ class Declarations:
     isolate: bool = False
     timeout: float = 120.0
     inputs: tuple[str, ...] = ()  # data files or folders (relative to snippets/) the output depends on
+    gpus: int = field(default=1, repr=False)  # GPUs a recording needs: not part of any output or cache key
+
+
+DECLARED = {"DEVICES", "ISOLATE", "TIMEOUT", "INPUTS", "GPUS"}
+HARDWARE = "GPUS"  # what a recording needs, not what it prints: left out of the source hash
 
 
 def snippet_path(root: Path, rel: str) -> Path:
@@ -64,12 +69,12 @@ def parse(path: Path) -> ast.Module:
 
 
 def declarations(path: Path) -> Declarations:
-    """The DEVICES, ISOLATE, TIMEOUT and INPUTS constants assigned at module level."""
+    """The DEVICES, ISOLATE, TIMEOUT, INPUTS and GPUS constants assigned at module level."""
     found = {}
     for node in parse(path).body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
-            if isinstance(target, ast.Name) and target.id in {"DEVICES", "ISOLATE", "TIMEOUT", "INPUTS"}:
+            if isinstance(target, ast.Name) and target.id in DECLARED:
                 found[target.id.lower()] = ast.literal_eval(node.value)
     for name in ("devices", "inputs"):
         if name in found:
@@ -180,13 +185,29 @@ def input_files(root: Path, path: Path, modules: list[Path] | None = None) -> li
     return sorted(f.resolve() for f in files)
 
 
+def _hardware_lines(tree: ast.Module) -> list[ast.Assign]:
+    return [node for node in tree.body if isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name) and node.targets[0].id == HARDWARE]
+
+
 def _hashed_bytes(file: Path) -> bytes:
-    """What of a file an output depends on: a module without its claims, any other file whole."""
+    """What of a file an output depends on: a module without its claims and its GPUS declaration,
+    any other file whole."""
     if not file.exists():
         return b"<missing>"  # an input not there yet
-    if file.suffix != ".py" or not claim_nodes(parse(file)):
+    if file.suffix != ".py":
         return file.read_bytes()
-    return strip_claims(file.read_text(encoding="utf-8"), parse(file)).encode()
+    tree, hardware = parse(file), _hardware_lines(parse(file))
+    if not claim_nodes(tree) and not hardware:
+        return file.read_bytes()
+    text = file.read_text(encoding="utf-8")
+    if hardware:
+        lines = text.splitlines(keepends=True)
+        for node in reversed(hardware):
+            del lines[node.lineno - 1 : node.end_lineno]
+        text = "".join(lines)
+        tree = ast.parse(text, filename=str(file))
+    return strip_claims(text, tree).encode()
 
 
 def source_hash(root: Path, path: Path) -> str:
