@@ -10,7 +10,6 @@ import platform
 import threading
 import time
 import traceback
-from collections import deque
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -40,6 +39,36 @@ def build_environment() -> dict[str, str]:
         "triton": package_version("triton"),
         "device": "cpu",
     }
+
+
+class Queue:
+    """Calls for the workers to take in order, except that two calls that start processes of their own
+    (distributed ranks: they fill the cores by themselves) never run at the same time."""
+
+    def __init__(self, calls: list[tuple[Path, str]], multi_process):
+        self.calls, self.multi_process = list(calls), multi_process
+        self.running_multi = False
+        self._changed = threading.Condition()
+
+    def __len__(self) -> int:
+        return len(self.calls)
+
+    def take(self) -> tuple[Path, str] | None:
+        with self._changed:
+            while self.calls:
+                for call in self.calls:
+                    if not (self.running_multi and self.multi_process(call)):
+                        self.calls.remove(call)
+                        self.running_multi |= self.multi_process(call)
+                        return call
+                self._changed.wait()
+            return None
+
+    def done(self, call: tuple[Path, str]) -> None:
+        with self._changed:
+            if self.multi_process(call):
+                self.running_multi = False
+            self._changed.notify_all()
 
 
 def jobs() -> int:
@@ -102,19 +131,21 @@ class Executor:
     def prefetch(self, calls: list[tuple[Path, str]], expected: dict[str, float] | None = None) -> None:
         """Execute every call not cached yet, before any page renders, `jobs()` at a time: in-process calls
         one after another in this thread, isolated ones in children started by fork servers (one per
-        worker). A call that reads a clock runs last, with nothing beside it. Failures are kept in memory
+        worker), never two multi-process ones at once (Queue). A call that reads a clock runs last, with
+        nothing beside it. Failures are kept in memory
         for the page that shows the call to report."""
         todo = [c for c in dict.fromkeys(calls) if self._missing(*c)]
         if not todo:
             return
         alone = [c for c in todo if measures_time(self.root, c[0])]
         in_process = [c for c in todo if c not in alone and not declarations(c[0]).isolate]
-        isolated = deque(sorted((c for c in todo if c not in alone and c not in in_process),
-                                key=lambda c: -declarations(c[0]).timeout))  # the likely longest first
+        isolated = Queue(sorted((c for c in todo if c not in alone and c not in in_process),
+                                key=lambda c: -declarations(c[0]).timeout),  # the likely longest first
+                         lambda c: starts_processes(self.root, c[0]))
         workers = jobs()
         servers: dict[int, ForkServer] = {}
         with Progress(len(todo), workers, expected or {}) as progress:
-            progress.queue([self.name(*c) for c in in_process + list(isolated) + alone])
+            progress.queue([self.name(*c) for c in in_process + isolated.calls + alone])
             helpers = [threading.Thread(target=self._drain, args=(isolated, servers, progress))
                        for _ in range(min(workers - 1, len(isolated)))]
             for helper in helpers:
@@ -146,13 +177,12 @@ class Executor:
             servers[thread] = ForkServer(self.root)
         return servers[thread]
 
-    def _drain(self, queue: deque, servers: dict[int, ForkServer], progress: Progress) -> None:
-        while True:
+    def _drain(self, queue: Queue, servers: dict[int, ForkServer], progress: Progress) -> None:
+        while (taken := queue.take()) is not None:
             try:
-                path, call = queue.popleft()
-            except IndexError:
-                return
-            self._timed(path, call, progress, self._server(servers).run)
+                self._timed(*taken, progress, self._server(servers).run)
+            finally:
+                queue.done(taken)
 
     def _timed(self, path: Path, call: str, progress: Progress, runner) -> None:
         name = self.name(path, call)
