@@ -7,7 +7,6 @@ import json
 import logging
 import os
 import platform
-import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -42,33 +41,25 @@ def build_environment() -> dict[str, str]:
 
 
 class Queue:
-    """Calls for the workers to take in order, except that two calls that start processes of their own
-    (distributed ranks: they fill the cores by themselves) never run at the same time."""
+    """Isolated calls in the order they are taken, except that two calls that start processes of their
+    own (distributed ranks: they fill the cores by themselves) never run at the same time."""
 
     def __init__(self, calls: list[tuple[Path, str]], multi_process):
         self.calls, self.multi_process = list(calls), multi_process
         self.running_multi = False
-        self._changed = threading.Condition()
-
-    def __len__(self) -> int:
-        return len(self.calls)
 
     def take(self) -> tuple[Path, str] | None:
-        with self._changed:
-            while self.calls:
-                for call in self.calls:
-                    if not (self.running_multi and self.multi_process(call)):
-                        self.calls.remove(call)
-                        self.running_multi |= self.multi_process(call)
-                        return call
-                self._changed.wait()
-            return None
+        """The next call that may start now, or None."""
+        for call in self.calls:
+            if not (self.running_multi and self.multi_process(call)):
+                self.calls.remove(call)
+                self.running_multi |= self.multi_process(call)
+                return call
+        return None
 
     def done(self, call: tuple[Path, str]) -> None:
-        with self._changed:
-            if self.multi_process(call):
-                self.running_multi = False
-            self._changed.notify_all()
+        if self.multi_process(call):
+            self.running_multi = False
 
 
 def jobs() -> int:
@@ -119,9 +110,9 @@ class Executor:
         result = self.cached(path, call)
         return self._compute(path, call) if result is None else result
 
-    def _compute(self, path: Path, call: str, runner=None) -> Result:
+    def _compute(self, path: Path, call: str, runner=None, started: float | None = None) -> Result:
         """Execute the call and keep its result: in memory, and on disk when it succeeded."""
-        result = self._execute(path, call, runner)
+        result = self._execute(path, call, runner, started)
         key = self.key(path, call)
         if result.ok:
             atomic.write_text(self.cache_dir / f"{key}.json", json.dumps({"output": result.output}))
@@ -130,10 +121,10 @@ class Executor:
 
     def prefetch(self, calls: list[tuple[Path, str]], expected: dict[str, float] | None = None) -> None:
         """Execute every call not cached yet, before any page renders, `jobs()` at a time: in-process calls
-        one after another in this thread, isolated ones in children started by fork servers (one per
-        worker), never two multi-process ones at once (Queue). A call that reads a clock runs last, with
-        nothing beside it. Failures are kept in memory
-        for the page that shows the call to report."""
+        one after another in this process, isolated ones meanwhile in children of fork servers, never two
+        multi-process ones at once (Queue). This process starts no thread: an in-process call (a profiler,
+        say) sees only itself. A call that reads a clock runs last, with nothing beside it. Failures are
+        kept in memory for the page that shows the call to report."""
         todo = [c for c in dict.fromkeys(calls) if self._missing(*c)]
         if not todo:
             return
@@ -143,27 +134,58 @@ class Executor:
                                 key=lambda c: -declarations(c[0]).timeout),  # the likely longest first
                          lambda c: starts_processes(self.root, c[0]))
         workers = jobs()
-        servers: dict[int, ForkServer] = {}
-        with Progress(len(todo), workers, expected or {}) as progress:
-            progress.queue([self.name(*c) for c in in_process + isolated.calls + alone])
-            helpers = [threading.Thread(target=self._drain, args=(isolated, servers, progress))
-                       for _ in range(min(workers - 1, len(isolated)))]
-            for helper in helpers:
-                helper.start()
-            try:
-                for path, call in in_process:
-                    self._timed(path, call, progress, self._in_process)
-                self._drain(isolated, servers, progress)
-            finally:
-                for helper in helpers:
-                    helper.join()
-            try:
-                for path, call in alone:
-                    runner = self._server(servers).run if declarations(path).isolate else self._in_process
-                    self._timed(path, call, progress, runner)
-            finally:
-                for server in servers.values():
-                    server.close()
+        servers: list[ForkServer] = []
+        progress = Progress(len(todo), workers, expected or {})
+        progress.queue([self.name(*c) for c in in_process + isolated.calls + alone])
+        try:
+            self._side_by_side(in_process, isolated, workers, servers, progress)
+            for path, call in alone:
+                progress.start(self.name(path, call))
+                if declarations(path).isolate:
+                    server = self._idle_server(servers, {})
+                    server.submit(module_name(self.root, path), call, declarations(path).timeout)
+                    self._collect(server, path, call)
+                else:
+                    self._compute(path, call, self._in_process)
+                progress.finish(self.name(path, call))
+        finally:
+            progress.close()
+            for server in servers:
+                server.close()
+
+    def _side_by_side(self, in_process: list, isolated: Queue, workers: int, servers: list[ForkServer],
+                      progress: Progress) -> None:
+        """While in-process calls run here, up to `workers - 1` isolated ones run in fork servers'
+        children; once those are done, up to `workers` of them."""
+        busy: dict[ForkServer, tuple[Path, str]] = {}
+        in_process = list(in_process)
+        while in_process or isolated.calls or busy:
+            while len(busy) < workers - (1 if in_process else 0) and (taken := isolated.take()) is not None:
+                server = self._idle_server(servers, busy)
+                progress.start(self.name(*taken))
+                server.submit(module_name(self.root, taken[0]), taken[1], declarations(taken[0]).timeout)
+                busy[server] = taken
+            if in_process:
+                path, call = in_process.pop(0)
+                progress.start(self.name(path, call))
+                self._compute(path, call, self._in_process)
+                progress.finish(self.name(path, call))
+            for server in ForkServer.finished(list(busy), wait=not in_process):
+                path, call = busy.pop(server)
+                self._collect(server, path, call)
+                isolated.done((path, call))
+                progress.finish(self.name(path, call))
+
+    def _idle_server(self, servers: list[ForkServer], busy: dict) -> ForkServer:
+        for server in servers:
+            if server not in busy:
+                return server
+        servers.append(ForkServer(self.root))
+        return servers[-1]
+
+    def _collect(self, server: ForkServer, path: Path, call: str) -> None:
+        """Keep the result of the call `server` ran (see _compute)."""
+        self._compute(path, call, lambda module, call_, timeout: server.result(), server.started)
 
     def _missing(self, path: Path, call: str) -> bool:
         try:
@@ -171,37 +193,16 @@ class Executor:
         except SnippetError:
             return False  # the page that shows the call reports it
 
-    def _server(self, servers: dict[int, ForkServer]) -> ForkServer:
-        thread = threading.get_ident()
-        if thread not in servers:
-            servers[thread] = ForkServer(self.root)
-        return servers[thread]
-
-    def _drain(self, queue: Queue, servers: dict[int, ForkServer], progress: Progress) -> None:
-        while (taken := queue.take()) is not None:
-            try:
-                self._timed(*taken, progress, self._server(servers).run)
-            finally:
-                queue.done(taken)
-
-    def _timed(self, path: Path, call: str, progress: Progress, runner) -> None:
-        name = self.name(path, call)
-        progress.start(name)
-        try:
-            self._compute(path, call, runner)
-        finally:
-            progress.finish(name)
-
     def _in_process(self, module: str, call: str, timeout: float) -> Result:
         return run_in_process(self.root, module, call, timeout)
 
     def _fresh(self, module: str, call: str, timeout: float) -> Result:
         return run_in_subprocess(self.root, module, call, timeout)
 
-    def _execute(self, path: Path, call: str, runner=None) -> Result:
+    def _execute(self, path: Path, call: str, runner=None, started: float | None = None) -> Result:
         settings = declarations(path)
         module = module_name(self.root, path)
-        start = time.perf_counter()
+        start = time.perf_counter() if started is None else started
         if runner is None:
             runner = self._fresh if settings.isolate else self._in_process
         try:

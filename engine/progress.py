@@ -1,10 +1,9 @@
-"""How far a build's snippet calls have got: a line rewritten in place on a terminal, one line a
-minute anywhere else (a CI log)."""
+"""How far a build's snippet calls have got: a line rewritten in place on a terminal, at most one line
+a minute anywhere else (a CI log). Written as calls start and end: no thread of its own."""
 
 from __future__ import annotations
 
 import sys
-import threading
 import time
 from typing import TextIO
 
@@ -25,18 +24,9 @@ class Progress:
         self.done: dict[str, float] = {}
         self.running: dict[str, float] = {}
         self.waiting: list[str] = []
-        self.started = time.monotonic()
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._ticker = threading.Thread(target=self._tick, daemon=True)
+        self.started = self.last_line = time.monotonic()
 
-    def __enter__(self) -> Progress:
-        self._ticker.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._ticker.join()
+    def close(self) -> None:
         if self.terminal:
             self.stream.write("\r\033[K")
             self.stream.flush()
@@ -45,16 +35,14 @@ class Progress:
         self.waiting = list(names)
 
     def start(self, name: str) -> None:
-        with self._lock:
-            self.running[name] = time.monotonic()
-            if name in self.waiting:
-                self.waiting.remove(name)
-        self._show(always=False)
+        self.running[name] = time.monotonic()
+        if name in self.waiting:
+            self.waiting.remove(name)
+        self._show()
 
     def finish(self, name: str) -> None:
-        with self._lock:
-            self.done[name] = time.monotonic() - self.running.pop(name)
-        self._show(always=False)
+        self.done[name] = time.monotonic() - self.running.pop(name)
+        self._show()
 
     def left(self) -> float:
         """Seconds left: what the calls running and waiting took last time (else the mean so far), shared by the workers."""
@@ -65,20 +53,17 @@ class Progress:
         return (running + waiting) / self.workers
 
     def line(self) -> str:
-        with self._lock:
-            running = ", ".join(self.running) or "nothing"
-            return (f"engine: {len(self.done)} of {self.total} snippet call(s) done in "
-                    f"{duration(time.monotonic() - self.started)}; running {running}; about {duration(self.left())} left")
+        running = ", ".join(self.running) or "nothing"
+        return (f"engine: {len(self.done)} of {self.total} snippet call(s) done in "
+                f"{duration(time.monotonic() - self.started)}; running {running}; about {duration(self.left())} left")
 
-    def _show(self, always: bool) -> None:
+    def _show(self) -> None:
+        now = time.monotonic()
         if self.terminal:
-            width = 160
-            self.stream.write("\r\033[K" + self.line()[:width])
-            self.stream.flush()
-        elif always:
+            self.stream.write("\r\033[K" + self.line()[:160])
+        elif now - self.last_line >= self.period:
             self.stream.write(self.line() + "\n")
-            self.stream.flush()
-
-    def _tick(self) -> None:
-        while not self._stop.wait(self.period):
-            self._show(always=True)
+            self.last_line = now
+        else:
+            return
+        self.stream.flush()

@@ -10,11 +10,14 @@ import json
 import locale
 import os
 import re
+import select
+import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -190,31 +193,62 @@ def child_result(output: str, status: int | str, module: str, call: str, timeout
 
 
 class ForkServer:
-    """An `engine.forkserver` process: `run` is `run_in_subprocess` without importing torch each time
-    (a fresh interpreter for every call where the server says forking is not safe)."""
+    """An `engine.forkserver` process running one call at a time: `submit` starts it and returns at
+    once, `result` waits for it; the call runs as `run_in_subprocess` would run it, without importing
+    torch again (and in a fresh interpreter, `submit` waiting for it, where the server says forking
+    is not safe)."""
 
     def __init__(self, root: Path, env: dict[str, str] | None = None):
         self.root, self.env = root, env or child_env(root)
         self.process = subprocess.Popen([sys.executable, "-m", "engine.forkserver"], cwd=root, env=self.env,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                         start_new_session=True)
-        first = self.process.stdout.readline()
-        self.forks = bool(first) and json.loads(first)["fork"]
+        try:
+            self.forks = json.loads(self.process.stdout.readline())["fork"] is True
+        except (ValueError, KeyError, TypeError):  # it died, or wrote something else first
+            self.forks = False
+        self.call: tuple[str, str, float] | None = None
+        self.started = 0.0
+        self._folder: str | None = None
+        self._done: Result | None = None
 
-    def run(self, module: str, call: str, timeout: float) -> Result:
+    def submit(self, module: str, call: str, timeout: float) -> None:
+        self.call, self.started = (module, call, timeout), time.perf_counter()
         if not self.forks:
-            return run_in_subprocess(self.root, module, call, timeout, self.env)
-        with tempfile.TemporaryDirectory(prefix="nmb-call-") as folder:
-            file = Path(folder) / "output.txt"
-            request = {"module": module, "call": call, "output": str(file), "timeout": timeout}
-            self.process.stdin.write(json.dumps(request) + "\n")
-            self.process.stdin.flush()
+            self._done = run_in_subprocess(self.root, module, call, timeout, self.env)
+            return
+        self._folder = tempfile.mkdtemp(prefix="nmb-call-")
+        request = {"module": module, "call": call, "output": str(Path(self._folder) / "output.txt"),
+                   "timeout": timeout}
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+
+    def result(self) -> Result:
+        """What the submitted call printed, and how it ended."""
+        if self._done is not None:
+            done, self._done = self._done, None
+            return done
+        module, call, timeout = self.call
+        try:
             reply = self.process.stdout.readline()
             if not reply:
                 raise RuntimeError(f"the fork server died while running {module}.{call}()")
+            file = Path(self._folder) / "output.txt"
             # read as `text=True` reads a pipe: the locale's encoding, universal newlines
             output = file.read_text(encoding=locale.getpreferredencoding(False)) if file.exists() else ""
-        return child_result(output, json.loads(reply)["status"], module, call, timeout)
+            return child_result(output, json.loads(reply)["status"], module, call, timeout)
+        finally:
+            shutil.rmtree(self._folder, ignore_errors=True)
+
+    @staticmethod
+    def finished(servers: list[ForkServer], wait: bool) -> list[ForkServer]:
+        """The servers whose call has ended; with `wait`, block until at least one has (if any runs)."""
+        done = [s for s in servers if s._done is not None]
+        running = {s.process.stdout: s for s in servers if s._done is None}
+        if not running:
+            return done
+        readable, _, _ = select.select(list(running), [], [], 0 if done or not wait else None)
+        return done + [running[r] for r in readable]
 
     def close(self) -> None:
         self.process.stdin.close()
