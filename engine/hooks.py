@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the engine package itself, wherever the config lives
     sys.path.insert(0, str(ROOT))
 
-from engine import atomic, notebooks, pages, render, search_split, translations  # noqa: E402
+from engine import atomic, interface, notebooks, pages, render, search_split, translations  # noqa: E402
 from engine.execute import Executor  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
 from engine.sources import SnippetError  # noqa: E402
@@ -129,6 +129,16 @@ def _report(site) -> None:
             log.error(message)
         else:
             raise PluginError(message)
+
+
+def on_post_page(output, page, config):
+    """The theme's markup in the page's language, and valid (engine/interface.py)."""
+    return interface.fix(output, _lang(config))
+
+
+def on_post_template(output_content, template_name, config):
+    """The 404 page's markup too (it is no page: on_post_page never sees it)."""
+    return interface.valid(output_content)
 
 
 @event_priority(-200)  # after static-i18n, whose post-build step builds the other languages

@@ -128,6 +128,19 @@ def prose_markdown(text: str, src: str, base: str, use_directory_urls: bool) -> 
     return "".join(pieces).strip()
 
 
+def unfold(markdown: str) -> str:
+    """Blocks (a collapsed worked solution, an admonition, a tab) that hold a snippet include, opened
+    out: the title in bold, then the body dedented, so that the include becomes a cell of its own
+    and the prose after it stays prose (a notebook cannot fold cells)."""
+    def opened(match: re.Match) -> str:
+        if not FENCE.search(textwrap.dedent(match["body"])):
+            return match[0]  # no include inside: quoted by _prose_only, as before
+        title = match["title"] or match["tab"]
+        return (f"**{title}**\n\n" if title else "") + textwrap.dedent(match["body"]).lstrip("\n")
+
+    return BLOCK.sub(opened, markdown)
+
+
 def _prose_only(text: str, src: str, base: str, use_directory_urls: bool) -> str:
     text = HEADING.sub(lambda m: f"{m[1]} {HEADING_ATTRS.sub('', m[2])}", text)
 
@@ -228,7 +241,7 @@ def build_notebook(site, markdown: str, src: str, lang: str, title: str, base: s
     import nbformat
     from nbformat import v4
 
-    markdown = FRONT_MATTER.sub("", markdown)
+    markdown = unfold(FRONT_MATTER.sub("", markdown))
     includes = page_includes(markdown)
     prose = FENCE.split(markdown)[:: FENCE.groups + 1]  # the text around the exec fences
     cells = [v4.new_markdown_cell(TEXT[lang]["intro"].format(title=title, url=site_link(src, src, base, use_directory_urls))),

@@ -44,10 +44,29 @@ def code(source: str, title: str) -> str:
     return fence(source, f'python title="{title}"')
 
 
+def figure(svg: str) -> str:
+    """A chart a snippet drew, as a paragraph that scrolls sideways rather than shrink its text
+    below 11 px: its minimum width is the drawn width scaled by 11 over the smallest font size."""
+    width = re.search(r'<svg\b[^>]*?\bwidth="([\d.]+)"', svg)
+    sizes = [float(size) for size in re.findall(r'font-size="([\d.]+)"', svg)]
+    style = ""
+    if width and sizes:
+        style = f' style="--nmb-min-width: {float(width[1]) * max(1.0, 11 / min(sizes)):.0f}px"'
+    return f"{svg.strip()}\n{{: .nmb-figure{style} }}\n"
+
+
+def raw_output(text: str) -> str:
+    """Markdown or HTML a snippet printed, inserted as it is; each chart (an SVG paragraph) a figure."""
+    blocks = re.split(r"\n[ \t]*\n", text.strip())
+    return "\n".join(figure(b) if b.lstrip().startswith("<svg") else f"{b}\n" for b in blocks)
+
+
 def output(text: str, label: str, lang: str, raw: bool = False) -> str:
     body = text if text.strip() else LABELS[lang]["empty"]
-    shown = f"{body.strip()}\n" if raw else fence(body, "text")
-    return shown + f'\n<p class="nmb-provenance">{label}</p>\n'
+    shown = raw_output(body) if raw else fence(body, "{.text .nmb-output}")
+    # A paragraph with a class (attr_list), not raw HTML: indented inside a tab, raw HTML is not
+    # recognised as a block and ends up inside a paragraph of its own (<p><p>, invalid markup).
+    return shown + f"\n{label}\n{{: .nmb-provenance }}\n"
 
 
 def built_label(lang: str, environment: dict[str, str], triton: bool = False) -> str:

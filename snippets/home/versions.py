@@ -32,3 +32,10 @@ def main():
     print(f"\nGPU recordings: {sum(setups.values())}")
     for (gpu, torch, triton, cuda), count in sorted(setups.items()):
         print(f"  {count:3} on {gpu}, torch {torch}, triton {triton}, CUDA {cuda}")
+
+
+def claim_recordings_use_other_versions(main):
+    """#versions: the GPU recordings come from other versions of torch and Triton than the CPU build's, listed first."""
+    torch, triton = (main.line(f"  {name} ").split()[1].split("+")[0] for name in ("torch", "triton"))
+    setups = [line for line in main.between("GPU recordings:").lines if line.strip()]
+    return bool(setups) and all(f"torch {torch}" not in line and f"triton {triton}" not in line for line in setups)

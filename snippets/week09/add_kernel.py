@@ -26,3 +26,16 @@ def main():
     print("\ntorchgen/dest/ufunc.py, the functor it writes for each dtype:")
     for line in functor_template():
         print(line)
+
+
+def claim_no_cuda_function(main):
+    """#lab-step-4: add.out declares no CUDA function at all, only ufunc_inner_loop: Generic: add."""
+    declaration = main.between("- func: add.out", "torchgen/dest/ufunc.py").text
+    return ("Generic: add" in declaration and "CUDA" not in declaration
+            and "dispatch:\n    # ... " in declaration)
+
+
+def claim_functor(main):
+    """#lab-step-4: the generator writes a functor per case, CUDAFunctorOnSelf_add when one side is a scalar,
+    calling ufunc::add."""
+    return "struct CUDAFunctorOnSelf_add {" in main and "return ufunc::add(static_cast<opmath_t>(self), other_, alpha_);" in main

@@ -25,3 +25,16 @@ def main():
         print(label)
         for name, count in kernels_launched(fn, *args):
             print(f"    {count} x {short(name)}")
+
+
+def claim_functors_named(main):
+    """#lab-step-4: the kernel names say which functor ran: CUDAFunctor_add for two tensors, CUDAFunctorOnSelf_add
+    for a scalar (a Python float or a 0-dim CPU tensor)."""
+    sections = main.text.split("\na")
+    return (main.count("CUDAFunctor_add<float>") == 1 and main.count("CUDAFunctorOnSelf_add<float>") == 2
+            and main.count("CUDAFunctor_add<c10::Half>") == 1 and len(sections) == 4)
+
+
+def claim_recorded_version(main):
+    """#lab-step-4: the launcher is linked at torch 2.11, the version of the GPU recording below."""
+    return main.versions["torch"].startswith("2.11")

@@ -70,5 +70,10 @@ def main():
         print_checklist(check_acceptance(out))
 
 
+def claim_checked(main):
+    """#lab-step-6: the folder written here passes every check."""
+    return main.count("[x]") == 5 and "[ ]" not in main
+
+
 if __name__ == "__main__":
     cli(write_experiment, DEFAULT_OUT)

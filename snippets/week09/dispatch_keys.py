@@ -33,3 +33,9 @@ def main():
     print(textwrap.fill(", ".join(order_for()), width=96, initial_indent="    ", subsequent_indent="    "))
     print(f"\nThe text's stack:       {' -> '.join(TEXT_STACK)}")
     print(f"The dispatcher's order: {' -> '.join(by_priority(TEXT_STACK))}")
+
+
+def claim_autocast_first(main):
+    """#dispatch-keys: The last two lines sort the text's three keys as the dispatcher does: autocast comes first."""
+    return (main.lines[-2].endswith("AutogradCUDA -> AutocastCUDA -> CUDA")
+            and main.lines[-1].endswith("AutocastCUDA -> AutogradCUDA -> CUDA"))

@@ -45,3 +45,18 @@ def main():
     print(f"\n{source_link(blocks[0][0][0])}\n")
     for flag, value in build_flags().items():
         print(f"{flag}: {value}")
+
+
+def claim_guarded_call_sites(main):
+    """#lab-step-2: every call site that prints the trace is compiled only under
+    #if defined(HAS_TORCH_SHOW_DISPATCH_TRACE) || !defined(NDEBUG)."""
+    sites = int(re.search(r"(\d+) call sites print the trace", main.text).group(1))
+    return sites == 4 and "#if defined(HAS_TORCH_SHOW_DISPATCH_TRACE) || !defined(NDEBUG)" in main
+
+
+def claim_release_flags(main):
+    """#lab-step-2: release wheels are built with -DNDEBUG, as the build flags at the end of the output confirm;
+    the link points at the installed version."""
+    version = main.versions["torch"].split("+")[0]
+    return (main.lines[-2] == "BUILD_TYPE: Release" and main.lines[-1] == "-DNDEBUG in CXX_FLAGS: True"
+            and f"/blob/v{version}/aten/src/ATen/core/dispatch/Dispatcher.h#L" in main)

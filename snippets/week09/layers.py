@@ -46,3 +46,40 @@ def main():
         print(layer)
         for line in lines:
             print(f"    {line}")
+
+
+def claim_frontend_and_keys(main):
+    """#layers: a TorchFunctionMode sees `add`; the tensors do not require grad, yet the autograd key is there."""
+    backend = "CUDA" if main.device == "cuda" else "CPU"
+    keys = main.between("2. dispatcher").lines[1].strip()
+    return (main.between("1. Python frontend", "2. dispatcher").text.strip() == "add"
+            and keys == f"{backend}, BackendSelect, ADInplaceOrView, Autograd{backend}")
+
+
+def claim_rows(main):
+    """#layers: the table sends the call through the autograd kernel, two fallthroughs, and the backend kernel,
+    registered in a file generated at build time."""
+    rows = [line.split() for line in main.between("3. rows", "4. ATen").lines]
+    backend = "CUDA" if main.device == "cuda" else "CPU"
+    return ([row[1:3] for row in rows] == [["autograd", "kernel"], ["fallthrough", "<pytorch>/aten/src/ATen/core/VariableFallbackKernel.cpp:103"],
+                                          ["fallthrough", "<pytorch>/aten/src/ATen/core/BackendSelectFallbackKernel.cpp:3"], ["kernel", rows[3][2]]]
+            and rows[3][0] == backend and rows[3][2].startswith(f"<pytorch>/build/aten/src/ATen/Register{backend}_"))
+
+
+def claim_ufunc(main):
+    """#layers: add.out is declared as a ufunc: `ufunc_inner_loop: Generic: add`."""
+    return "ufunc_inner_loop:" in main and "Generic: add (AllAndComplex, BFloat16, Half, ComplexHalf)" in main
+
+
+def claim_backend(main):
+    """#layers: on CPU a vectorized loop compiled for the instruction set the output names; on the GPU the kernel
+    the recording names, the functor generated for add."""
+    backend = main.between("5. backend").text
+    return ("CUDAFunctor_add<float>" in backend) if main.device == "cuda" else ("vectorized loop" in backend)
+
+
+def claim_versions(main):
+    """#week-09: built on CPU with torch 2.13; the recorded outputs come from an NVIDIA H200 with torch 2.11."""
+    if main.device == "cpu":
+        return main.versions["torch"].startswith("2.13")
+    return main.versions["torch"].startswith("2.11") and "H200" in main.gpu

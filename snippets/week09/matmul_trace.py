@@ -29,3 +29,18 @@ def main():
             for line in lines:
                 print(f"    {line}")
         print()
+
+
+def claim_mm_cuda_kernel(main):
+    """#lab-step-5: below autograd matmul is aten::mm, whose table sends the call through AutogradCUDA to the CUDA
+    kernel, for both dtypes."""
+    return (main.count("    aten.mm.default") == 2 and main.count("AutogradCUDA      autograd kernel") == 2
+            and main.count("CUDA              kernel") == 2)
+
+
+def claim_cublas_both(main):
+    """#lab-step-5: the kernel calls cuBLAS for float32 as well as bfloat16; the dtype changes which cuBLAS kernel
+    runs; the trace was recorded with torch 2.11, the version Blas.cpp is linked at."""
+    f32, bf16 = main.between("torch.float32", "torch.bfloat16"), main.between("torch.bfloat16")
+    return ("_cublas" in f32.between("GPU kernels:").text and "nvjet_sm90" in bf16.between("GPU kernels:").text
+            and main.versions["torch"].startswith("2.11"))

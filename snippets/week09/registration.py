@@ -42,3 +42,13 @@ def experiment() -> dict[str, str]:
 def main():
     for label, value in experiment().items():
         print(f"{label:32} {value}")
+
+
+def claim_scoped_kernel(main):
+    """#registration: inside the block a + b on CPU runs my_add_cpu (the row points into torch/library.py);
+    meta tensors still reach their kernel; after the block the generated kernel is back."""
+    before = main.line("before ").split(None, 1)[1]
+    after = next(line for line in main.lines if line.startswith("after the block ")).split(None, 3)[3]
+    return ("torch/library.py" in next(line for line in main.lines if line.startswith("inside the block ")) and "my_add_cpu called 1 time(s)" in main
+            and main.line("on meta inside").endswith("calls now 1") and before == after
+            and "RegisterCPU_" in before and main.line("a + b after the block").endswith("calls now 1"))

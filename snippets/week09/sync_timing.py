@@ -1,14 +1,19 @@
-"""9.5, the production slice: timing GPU work without torch.cuda.synchronize() measures the queue, not the work."""
+"""9.5, the production slice: timing GPU work without torch.cuda.synchronize() measures the queue, not the work.
+The four timers are measured in interleaved rounds and compared against their own spread."""
 
+import statistics
 import time
 
 import torch
 from torch.utils import benchmark
 
+from snippets.timing import compare, interleaved, spread
+
 DEVICES = ("cuda",)
 TIMEOUT = 60
 N = 8192
 REPS = 10
+ROUNDS = 5
 
 
 def without_sync(a, b) -> float:
@@ -46,7 +51,7 @@ def with_events(a, b) -> float:
 def with_benchmark_timer(a, b) -> float:
     """Milliseconds per matmul from torch.utils.benchmark, which synchronizes CUDA for you."""
     timer = benchmark.Timer(stmt="a @ b", globals={"a": a, "b": b})
-    return timer.blocked_autorange(min_run_time=1.0).median * 1e3
+    return timer.blocked_autorange(min_run_time=0.5).median * 1e3
 
 
 def main():
@@ -55,16 +60,32 @@ def main():
     for _ in range(3):  # warm-up: cuBLAS handle, kernel selection, clocks
         a @ b
     torch.cuda.synchronize()
-    naive = without_sync(a, b)
-    synced = with_sync(a, b)
-    print(f"{torch.cuda.get_device_name(0)}: ({N}, {N}) @ ({N}, {N}) float32, {REPS} calls per measurement")
-    rows = {
-        "perf_counter, no synchronize": naive,
-        "perf_counter, synchronize before and after": synced,
-        "CUDA events": with_events(a, b),
-        "torch.utils.benchmark.Timer": with_benchmark_timer(a, b),
+    timers = {
+        "perf_counter, no synchronize": without_sync,
+        "perf_counter, synchronize before and after": with_sync,
+        "CUDA events": with_events,
+        "torch.utils.benchmark.Timer": with_benchmark_timer,
     }
-    for label, ms in rows.items():
-        print(f"  {label:44} {ms:9.3f} ms per call")
+    times = interleaved(timers, lambda timer: timer(a, b), ROUNDS)
+    median = {label: statistics.median(row) for label, row in times.items()}
+    naive, synced = median["perf_counter, no synchronize"], median["perf_counter, synchronize before and after"]
+    print(f"{torch.cuda.get_device_name(0)}: ({N}, {N}) @ ({N}, {N}) float32, {REPS} calls per measurement, "
+          f"median of {ROUNDS} interleaved rounds")
+    for label, ms in median.items():
+        print(f"  {label:44} {ms:9.3f} ms per call  spread {spread(times[label]):5.1%}")
+    for label in ("CUDA events", "torch.utils.benchmark.Timer"):
+        print(f"  {compare(times, 'perf_counter, synchronize before and after', label)}")
     print(f"  {'ratio, synchronized / not synchronized':44} {synced / naive:9.1f}x")
     print(f"  {'throughput from the synchronized time':44} {2 * N**3 / (synced * 1e-3) / 1e12:9.1f} TFLOP/s")
+
+
+def claim_synchronized_timers_tie(main):
+    """#production: CUDA events and the Timer each tie with the synchronized perf_counter."""
+    verdicts = [line for line in main.lines if "perf_counter, synchronize before and after and " in line
+                or " and perf_counter, synchronize before and after tie" in line]
+    return len(verdicts) == 2 and all(" tie (" in line for line in verdicts)
+
+
+def claim_unsynchronized_far_off(main):
+    """#production: the unsynchronized timer reports over a hundred times less than the synchronized one."""
+    return main.number("ratio, synchronized / not synchronized") > 100

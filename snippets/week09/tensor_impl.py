@@ -79,3 +79,27 @@ def main():
     print()
     for name, line in contiguity().items():
         print(f"{name:30} {line}")
+
+
+def claim_storage_bytes(main):
+    """#tensorimpl: The storage knows bytes and a device, not a dtype or a shape."""
+    return main.line("x.untyped_storage():").split(":", 1)[1].strip().startswith("48 bytes")
+
+
+def claim_views(main):
+    """#tensorimpl: t(), slicing and narrow share x's storage; x[1:, ::2] starts 4 elements in and steps 4 per row
+    and 2 per column."""
+    return (all(main.line(view).endswith("shares x's storage True") for view in ("x.t() ", "x[1:, ::2] ", "x.narrow("))
+            and "sizes (2, 2), strides (4, 2), offset 4" in main.line("x[1:, ::2] "))
+
+
+def claim_rebuilt(main):
+    """#tensorimpl: setting the view's sizes, strides and offset on x's storage rebuilds it; the element sits at
+    offset + i*stride0 + j*stride1."""
+    return main.line("rebuilt from storage:").endswith("True") and "= 4 + 1*4 + 1*2 = 10; storage[10] = 10.0" in main
+
+
+def claim_copies(main):
+    """#tensorimpl: contiguous() copies into a fresh storage; view() refuses; reshape() copies."""
+    return (main.line("x.t().contiguous()").endswith("shares x's storage False")
+            and "RuntimeError" in main.line("x.t().view(12)") and main.line("x.t().reshape(12)").endswith("shares storage False"))

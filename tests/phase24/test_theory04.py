@@ -6,7 +6,7 @@ import torch
 
 from snippets.minigpt.evaluate import heldout_rows
 from snippets.minigpt.grammar import allowed_next
-from snippets.phase24.theory04 import (dispatch_sequence, drills, head_softmax, minigpt_accuracy,
+from snippets.phase24.theory04 import (dispatch_keys, dispatch_sequence, drills, head_softmax, minigpt_accuracy,
                                        minigpt_equivalence, numpy_differences, storage_views, tiny_mlp)
 from snippets.minigpt.torch_model import load_pretrained, sample_batch
 
@@ -112,3 +112,13 @@ def test_numpy_reference_shares_names_with_the_port():
     reference = load_numpy()
     assert all(isinstance(v, np.ndarray) and v.dtype == np.float32 for v in reference.params.values())
     assert list(reference.params) == list(load_pretrained().state_dict())
+
+
+def test_dtype_is_not_a_dispatch_key_and_the_kernel_reads_it():
+    keys = dispatch_keys.key_sets()
+    assert keys["float16 on cpu"] == keys["int64 on cpu"] == keys["uint16 on cpu"] == keys["float32 on cpu"]
+    assert keys["float32, requires_grad=True"] == keys["float32 on cpu"]
+    assert keys["float32, sparse layout"].startswith("SparseCPU,") and keys["float32 on meta"].startswith("Meta,")
+    assert set(dispatch_keys.add_rows()) == {"CPU", "SparseCPU", "Meta"}
+    results = dispatch_keys.add_by_dtype()
+    assert results["float16"] == "float16 result" and "add_stub" in results["uint16"]

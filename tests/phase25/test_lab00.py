@@ -1,8 +1,11 @@
 """Lab 00's acceptance, on what torch 2.13 really does."""
 
+import re
+
+import pytest
 import torch
 
-from snippets.phase25.lab00 import deliverable, part_a_baseline, part_b_key_sets, part_c_trace, part_d_addmm, stretch
+from snippets.phase25.lab00 import deliverable, exercises, part_a_baseline, part_b_key_sets, part_c_trace, part_d_addmm, stretch
 from snippets.phase25.lab00.part_e_backward import backward_calls
 from snippets.phase25.lab00.part_e_profiler import profile_linear, summary
 
@@ -44,7 +47,6 @@ def test_profiler_rows_for_forward_and_backward():
     assert rows == summary(profile_linear())  # no timings: the same every run
 
 
-
 def test_addmm_backward_runs_both_mm_and_t_backward_only_transposes():
     ops = {node: [call.split()[0] for call in calls] for node, calls in backward_calls(profile_linear()).items()}
     assert ops["AddmmBackward0"].count("aten::mm") == 2
@@ -60,6 +62,18 @@ def test_grad_modes_and_half():
     half = stretch.half_input()
     assert half["F.linear(x.half(), W, b)"].startswith("RuntimeError: mat1 and mat2 must have the same dtype")
     assert half["ops under torch.autocast('cpu', bfloat16)"].count("aten._to_copy.default") == 3
+    assert half["ops of F.linear(x.half(), W.half(), b.half())"] == "aten.t.default, aten.addmm.default"
+    assert half["dtype of its output"] == "torch.float16"
+
+
+def test_exercises():
+    assert exercises.no_bias() == ["aten.t.default", "aten.mm.default"]
+    assert exercises.batched_input() == ["aten.view.default", "aten.t.default", "aten.addmm.default", "aten.view.default"]
+    modes = exercises.grad_modes()
+    assert modes["torch.no_grad()"] == ["aten.t.default", "aten.addmm.default"]
+    assert modes["torch.inference_mode()"] == ["aten.linear.default"]
+    calls = exercises.forward_and_backward()
+    assert calls[:2] == ["aten.t.default", "aten.addmm.default"] and calls.count("aten.mm.default") == 2
 
 
 def test_deliverable_meets_the_acceptance_list(tmp_path):
@@ -67,3 +81,25 @@ def test_deliverable_meets_the_acceptance_list(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["REPORT.md", "manifest.json", "trace.log"]
     checks = deliverable.check_acceptance(out)
     assert len(checks) == 6 and all(checks.values()), checks
+
+
+LAB_PAGES = ("00-dispatcher-trace", "01-autograd-by-hand", "02-custom-op")
+FENCE = re.compile(r"^([ \t]*)(`{3,}).*?^\1\2[ \t]*$", re.MULTILINE | re.DOTALL)
+LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d+\.)[ \t]+", re.MULTILINE)
+
+
+def paragraphs(markdown: str) -> list[str]:
+    """The prose paragraphs of a page, each list item on its own; code, headings and tables left out."""
+    found = []
+    for block in re.split(r"\n[ \t]*\n", FENCE.sub("", markdown)):
+        if block.lstrip().startswith(("#", "|", "???", "!!!")):
+            continue
+        found += [item for item in LIST_ITEM.split(block) if item.strip()]
+    return found
+
+
+@pytest.mark.parametrize("page", [f"{p}{lang}.md" for p in LAB_PAGES for lang in ("", ".es")])
+def test_no_paragraph_over_120_words(root, page):
+    text = (root / "docs/phase-25/lab" / page).read_text(encoding="utf-8")
+    long = [p for p in paragraphs(text) if len(p.split()) > 120]
+    assert not long, f"{page}: {len(long)} paragraph(s) over 120 words, the first: {long[0][:200]!r}"

@@ -6,7 +6,7 @@ from pathlib import Path
 import torch
 
 from engine.sources import source_hash
-from snippets.phase25.lab01 import deliverable
+from snippets.phase25.lab01 import deliverable, exercises
 from snippets.phase25.lab01.chain import cross_entropy_graph, walk_by_hand
 from snippets.phase25.lab01.compare import TOLERANCE, comparison, max_errors
 from snippets.phase25.lab01.float32_error import spacing, sweep
@@ -75,3 +75,11 @@ def test_deliverable_meets_the_acceptance_list(tmp_path, root):
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["seed"] == 0 and manifest["torch"] == torch.__version__
     assert manifest["code_hash"] == source_hash(root, Path(deliverable.__file__))  # theory02's modules included
+
+
+def test_exercises():
+    sums = exercises.row_sums_of_G()
+    assert all(abs(v) < 1e-15 for v in sums["row sums of G"])
+    assert exercises.reduction_ratio() == {"dL/dx": 0.0, "dL/dW": 0.0, "dL/db": 0.0}
+    assert exercises.node_after_backward().startswith("RuntimeError: Trying to backward through the graph a second time")
+    assert max(exercises.mse_against_backward().values()) < 1e-15

@@ -8,7 +8,7 @@ import torch
 
 from engine.sources import source_hash
 from snippets.phase24.triton_softmax import kernels
-from snippets.phase25.lab02 import compile_demo, deliverable, gradcheck_demo, inlined, opcheck_demo, ops
+from snippets.phase25.lab02 import compile_demo, deliverable, direct_launch, exercises, gradcheck_demo, inlined, opcheck_demo, ops, wrong_fake
 from snippets.phase25.lab02.generated import call_function, compile_step
 
 
@@ -61,8 +61,7 @@ def test_triton_op_runs_eagerly_but_cannot_be_traced_in_the_interpreter():
 
 
 def test_deliverable_writes_the_experiment_folder(tmp_path, root):
-    out = tmp_path / "lab02"
-    deliverable.main([str(out)])
+    out = deliverable.write_experiment(tmp_path / "lab02")
     assert sorted(p.name for p in out.iterdir()) == ["checks.json", "generated_backward.py",
                                                        "generated_forward.py", "manifest.json"]
     checks = json.loads((out / "checks.json").read_text())
@@ -76,3 +75,23 @@ def test_deliverable_writes_the_experiment_folder(tmp_path, root):
     assert manifest["torch"] == torch.__version__ and manifest["seed"] == deliverable.SEED
     assert manifest["code_hash"] == source_hash(root, root / "snippets/phase25/lab02/deliverable.py")
     assert {"timestamp", "triton", "device"} <= set(manifest)
+    checks = deliverable.check_acceptance(out)
+    assert len(checks) == 5 and all(checks.values()), checks
+    (out / "generated_backward.py").write_text("extern_kernels.mm(buf0, buf1)\n")  # the checks can fail
+    assert not deliverable.check_acceptance(out)["the generated forward calls nmb::softmax, the backward nmb::softmax_backward"]
+
+
+def test_exercises():
+    meta = exercises.on_meta()
+    assert meta["shape"] == (2, 600) and str(meta["device"]) == "meta" and meta["stride"] == (600, 1)
+    wrong = wrong_fake.wrong_strides()
+    assert wrong["max |difference| to torch.softmax"] < 1e-6
+    assert wrong["opcheck"].startswith("test_faketensor failed: Stride mismatch!")
+    calls = exercises.gradcheck_calls(fast_mode=True)
+    assert calls["softmax"] <= 4 and calls["softmax_backward"] <= 4
+
+
+def test_direct_launch_has_no_graph_and_does_not_compile_in_the_interpreter():
+    result = direct_launch.direct_launch()
+    assert result["y.requires_grad"] is False and result["y.grad_fn"] is None
+    assert "tracing kernels.softmax: wrap(softmax_kernel)[" in result["torch.compile(fullgraph=True)"]

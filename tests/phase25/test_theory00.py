@@ -14,3 +14,15 @@ def test_linear_opens_into_t_and_addmm():
 
 def test_calls_of_counts_one_operator_at_any_depth():
     assert one_line.calls_of(["aten::mm", "  aten::mm", "    aten::mm_out", "aten::t"], "aten::mm") == 2
+
+
+def test_exercises_change_the_tree_as_the_solutions_say():
+    from snippets.phase25.theory00 import exercises
+
+    no_bias = [line.strip() for line in exercises.without_bias()]
+    assert no_bias[0] == "aten::linear" and "aten::mm" in no_bias and "aten::addmm" not in no_bias
+    on, off = exercises.under_no_grad()
+    assert [s.strip() for s in on] == [s.strip() for s in off]
+    backward = exercises.only_weight_backward()
+    assert one_line.calls_of(backward, "aten::mm") == 1
+    assert exercises.engine_nodes(backward).count("torch::autograd::AccumulateGrad") == 1

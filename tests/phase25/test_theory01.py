@@ -115,3 +115,33 @@ def test_cpu_gemm_calls_mkl_and_onednn():
     assert cpu_gemm.mkl_calls(torch.float64) == ["DGEMM(T,N,600,2,64,*,*,64,*,64,*,*,600)"]
     for call in cpu_gemm.onednn_calls(torch.bfloat16):  # present on CPUs with bfloat16 support
         assert call.startswith("matmul,") and call.endswith("2x64:64x600")
+
+
+def test_exercise_keys_and_composites():
+    from snippets.phase25.theory01 import exercises
+
+    winners = {name: winner for name, (_, winner) in exercises.winning_keys().items()}
+    assert winners.pop("made under inference_mode()") == "ADInplaceOrView"
+    assert set(winners.values()) == {"AutogradCPU"}
+    kinds = exercises.composite()
+    assert kinds["aten::linear"] == kinds["aten::softmax.int"] == "CompositeImplicitAutograd"
+    assert kinds["aten::addmm"] == "per-backend kernels"
+
+
+@pytest.mark.skipif(cpu_gemm.build_settings()["BLAS_INFO"] != "mkl", reason="MKL verbose needs an MKL build")
+def test_exercise_sgemm_letters_follow_the_strides():
+    from snippets.phase25.theory01 import gemm_letters
+
+    heads = list(gemm_letters.sgemm_heads().values())
+    assert heads == ["SGEMM(T,N,600,2,64,...)", "SGEMM(N,N,600,2,64,...)", "SGEMM(T,T,600,2,64,...)"]
+
+
+def test_key_stack_is_the_real_walk_and_draws_as_mermaid():
+    from snippets.phase25.theory01 import key_stack
+
+    layers = key_stack.stack()
+    assert [layer["key"] for layer in layers] == ["AutocastCPU", "AutogradCPU", "ADInplaceOrView", "BackendSelect", "CPU"]
+    assert [layer["visited"] for layer in layers] == [False, True, True, True, True]
+    diagram = key_stack.mermaid(layers)
+    assert diagram.startswith("```mermaid\nflowchart TB\n    accTitle: ") and "    accDescr: " in diagram
+    assert diagram.endswith("```") and "\n\n" not in diagram

@@ -101,3 +101,26 @@ def test_torch_func_returns_gradients_without_touching_grad():
     assert result["dW, db shapes"] == "(600, 64), (600,)"
     assert result["W.requires_grad, W.grad"] == "False, None" and result["dW.grad_fn"] == "None"
     assert all(float(v) <= 1e-7 for v in result["max |dW - W_leaf.grad|, |db - b_leaf.grad|"].split(", "))
+
+
+def test_exercises_no_bias_graph_bias_gradient_and_packed_tensors():
+    from snippets.phase25.theory02 import exercises
+
+    assert exercises.no_bias_graph().splitlines()[0] == "MmBackward0"
+    for batch in (2, 5):
+        assert exercises.bias_gradient(batch).unique().tolist() == [float(batch)]
+    owners = [row.split()[-1] for row in exercises.packed_tensors()]
+    assert len(owners) == 6 and "logits" not in owners
+
+
+def test_codegen_runs_torchgen_for_addmm_backward():
+    from snippets.phase25.theory02 import codegen
+
+    entry = codegen.derivatives_entry()
+    assert entry[0].startswith("- name: addmm(Tensor self, Tensor mat1, Tensor mat2")
+    declaration, definition = codegen.generated()
+    assert "struct TORCH_API AddmmBackward0 : public TraceableFunction {" in codegen.struct(declaration)
+    fields = codegen.saved_fields(declaration)
+    exposed = codegen.live_saved()
+    assert {f"_saved_{field}" for field in fields} - set(exposed) == {"_saved_mat1_layout", "_saved_mat2_layout"}
+    assert sum(line.startswith("if (needs_input_grad") for line in codegen.formulas(definition)) == 3

@@ -155,3 +155,23 @@ def test_torchscript_still_scripts_and_is_deprecated():
     graph, messages = script(model)
     assert any(m.startswith("DeprecationWarning") and "torch.compile" in m for m in messages)
     assert "aten::softmax" in graph and str(ROOT) not in graph
+
+
+def test_pipeline_counts_one_compile_and_draws_it():
+    from snippets.phase25.theory03 import pipeline
+
+    stages = pipeline.one_compile()
+    assert (stages["dynamo graphs"], stages["dynamo inputs"], stages["dynamo calls"]) == (1, 3, 2)
+    assert len(stages["aten ops"]) == 7 and stages["kernels"] == ["cpp_fused__softmax_0"]
+    assert stages["extern calls"] == ["addmm"]
+    diagram = pipeline.mermaid(stages)
+    assert diagram.startswith("```mermaid\nflowchart TB\n    accTitle: ") and "\n\n" not in diagram
+
+
+def test_exercises_item_break_recompiles_and_relu_kernel():
+    from snippets.phase25.theory03 import exercises
+
+    graphs, breaks, reason = exercises.item_break()
+    assert (graphs, breaks) == (2, 1) and "item()" in reason
+    assert [n for _, n in exercises.compiles_per_call()] == [1, 0, 1, 1]
+    assert exercises.relu_kernels() == (["cpp_fused_relu_0"], ["addmm"])

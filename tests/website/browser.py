@@ -17,7 +17,7 @@ import axe_playwright_python
 
 CHROMIUM = os.environ.get("NMB_CHROMIUM", "/usr/bin/chromium")
 AXE_SOURCE = (Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text(encoding="utf-8")
-SERIOUS = ("serious", "critical")
+REPORTED = ("moderate", "serious", "critical")  # every impact but "minor"
 # Run in every page before its own scripts.
 INIT_SCRIPT = """
 // Material draws each diagram into a closed shadow root: open it, so the tests can look inside.
@@ -178,11 +178,11 @@ def _axe(page, context: dict, options: dict) -> list[str]:
                                [context, {**options, "resultTypes": ["violations"]}])
     return [f"axe {v['id']} ({v['impact']}): {v['help']} at "
             + "; ".join(" ".join(map(str, n["target"])) for n in v["nodes"][:5])
-            for v in violations if v["impact"] in SERIOUS]
+            for v in violations if v["impact"] in REPORTED]
 
 
 def axe_violations(page, contrast_only: bool = False) -> list[str]:
-    """Serious and critical axe-core violations on the page: every rule, or colour contrast only.
+    """Moderate, serious and critical axe-core violations on the page: every rule, or colour contrast only.
 
     Contrast is measured on everything outside code blocks and on one sample of each kind of
     highlighted token inside them."""

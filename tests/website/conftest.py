@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from .support import Server, build_fixture_site, build_site, site_prefix
+from .support import SITE_PREFIX, Server, build_fixture_site, build_site
 
 FIXTURE_DOCS = Path(__file__).resolve().parent / "fixture"
 
@@ -28,15 +28,15 @@ def fixture_site(root, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def server(built_site, root):
-    served = Server(built_site, site_prefix(root))
+def server(built_site):
+    served = Server(built_site, SITE_PREFIX)
     yield served
     served.close()
 
 
 @pytest.fixture(scope="session")
-def fixture_server(fixture_site, root):
-    served = Server(fixture_site, site_prefix(root))
+def fixture_server(fixture_site):
+    served = Server(fixture_site, SITE_PREFIX)
     yield served
     served.close()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import http.server
-import re
+import os
 import subprocess
 import sys
 import threading
@@ -30,16 +30,15 @@ build(load_config(config_file, docs_dir=docs_dir, site_dir=site_dir, strict=True
 """
 
 
-def site_url(root: Path) -> str:
-    """The configured `site_url` (mkdocs.yml holds Python tags, so it is read, not loaded)."""
-    match = re.search(r"^site_url:\s*(\S+)", (root / "mkdocs.yml").read_text(encoding="utf-8"), re.MULTILINE)
-    return match.group(1).strip("'\"") if match else "/"
+# The tests build the site as if deployed under a sub-path of another host (mkdocs.yml reads the
+# address from NMB_SITE_URL): canonical links, alternates, the sitemap and the notebooks' links are
+# absolute under it, and the local server serves the site under its path, 404 page included.
+SITE_URL = "https://nmb.example/no-magic-boxes/"
+SITE_PREFIX = urlsplit(SITE_URL).path  # the path the site lives under
 
 
-def site_prefix(root: Path) -> str:
-    """The path the site lives under, e.g. `/no-magic-boxes/`."""
-    path = urlsplit(site_url(root)).path or "/"
-    return path if path.endswith("/") else path + "/"
+def build_environment() -> dict[str, str]:
+    return {**os.environ, "NMB_SITE_URL": SITE_URL}
 
 
 def build_site(root: Path, site_dir: Path) -> None:
@@ -53,7 +52,7 @@ def build_fixture_site(root: Path, docs_dir: Path, site_dir: Path) -> None:
 
 
 def _run(command: list[str], cwd: Path) -> None:
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=build_environment())
     if done.returncode != 0:
         raise AssertionError(f"{' '.join(command[:4])} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
 

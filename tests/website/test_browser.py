@@ -1,7 +1,7 @@
 """Every page, in both languages, read in headless Chromium with every other host blocked.
 
 Each page must load with no console error, no failed request and no request for another host;
-its diagrams render with a text alternative; axe-core finds no serious or critical violation in
+its diagrams render with a text alternative; axe-core finds no moderate, serious or critical violation in
 the light and the dark scheme; the copy button copies its code; the palette toggle switches the
 scheme; the language selector lands on the same page in the other language.
 """
@@ -129,8 +129,10 @@ def test_blocked_hosts_are_reported(reader, fixture_server):
         visit.close()
 
 
-def test_missing_page_gets_the_404_page_in_english(reader, server):
-    visit = reader.open(server.origin, server.url("no-such-page/"), expect_status=404)
+@pytest.mark.parametrize("missing", ["no-such-page/", "es/phase-25/no/such/page.html"])
+def test_missing_page_gets_the_404_page_in_english(reader, server, missing):
+    """Under the site's sub-path and at any depth, with its stylesheets and scripts loading."""
+    visit = reader.open(server.origin, server.url(missing), expect_status=404)
     try:
         page = visit.page
         assert page.evaluate("() => document.documentElement.lang") == "en"
@@ -168,6 +170,32 @@ def test_search_returns_pages_in_the_readers_language_only(reader, server, built
         spanish = [link for link in links if link.startswith(server.url("es/"))]
         wrong = [link for link in links if (link in spanish) != (lang == "es")]
         assert not wrong, f"searching {query!r} in {lang} found pages of the other language: {wrong}"
+        assert visit.problems() == []
+    finally:
+        visit.close()
+
+
+def parenthesised_word(index: Path) -> str:
+    """A word the index holds only inside parentheses, as in "storage (almacenamiento)"."""
+    docs = json.loads(index.read_text(encoding="utf-8"))["docs"]
+    text = " ".join(d["title"] + " " + d["text"] for d in docs).lower()
+    inside = sorted(set(re.findall(r"\((\w{6,})\)", text)))
+    only = [w for w in inside if not re.search(rf"(?<![\w(]){w}\b", text)]
+    assert only, f"{index}: no word appears only inside parentheses"
+    return only[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_search_finds_a_word_written_in_parentheses(reader, server, built_site, lang):
+    home = "" if lang == "en" else f"{lang}/"
+    query = parenthesised_word(built_site / home / "search" / "search_index.json")
+    visit = reader.open(server.origin, server.url(home))
+    try:
+        page = visit.page
+        page.locator(".md-search__input").click()
+        page.locator(".md-search__input").press_sequentially(query)
+        page.wait_for_selector(".md-search-result__item", timeout=15000)
+        assert page.locator(".md-search-result__item").count() > 0, f"searching {query!r} in {lang} found nothing"
         assert visit.problems() == []
     finally:
         visit.close()

@@ -8,19 +8,19 @@ from pathlib import Path
 import pytest
 
 from .links import Site
-from .support import site_pages, site_url
+from .support import SITE_URL, site_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def site(built_site, root) -> Site:
-    return Site(built_site, site_url(root))
+def site(built_site) -> Site:
+    return Site(built_site, SITE_URL)
 
 
 @pytest.fixture(scope="module")
-def fixture(fixture_site, root) -> Site:
-    return Site(fixture_site, site_url(root))
+def fixture(fixture_site) -> Site:
+    return Site(fixture_site, SITE_URL)
 
 
 def test_every_page_is_built_in_both_languages(built_site):

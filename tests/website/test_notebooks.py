@@ -130,3 +130,15 @@ def test_prose_keeps_code_and_drops_anchors():
     assert prose_markdown(text, "phase-25/lab/01-x.md", "https://example.invalid/c/", True) == (
         "## Steps\n\nSee [lab 00](https://example.invalid/c/phase-25/lab/00-dispatcher-trace/#steps).\n\n"
         "> **Why**\n>\n> Because.\n\n```python\n# {not an anchor}\n```")
+
+
+def test_a_collapsed_solution_with_an_include_opens_out():
+    from engine.notebooks import unfold
+
+    text = ('**Task.** Predict.\n\n??? success "Worked solution"\n\n    ```python exec="1"\n'
+            '    print(snippet("a/b.py"))\n    ```\n\n    It prints 2.\n\n## Next { #next }\n')
+    opened = unfold(text)
+    assert opened == ('**Task.** Predict.\n\n**Worked solution**\n\n```python exec="1"\nprint(snippet("a/b.py"))\n'
+                      '```\n\nIt prints 2.\n\n## Next { #next }\n')
+    assert [i.path for i in page_includes(opened)] == ["a/b.py"]
+    assert unfold('??? note "Why"\n\n    Because.\n') == '??? note "Why"\n\n    Because.\n'

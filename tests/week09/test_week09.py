@@ -8,11 +8,13 @@ import torch
 
 from engine.sources import declarations
 from snippets.phase25.theory01 import dispatch_table
-from snippets.week09 import (add_kernel, deliverable, dispatch_keys, dispatcher_header, layers, profiler_drill,
-                             registration, show_dispatch_trace, tensor_impl)
+from snippets.timing import compare
+from snippets.week09 import (add_kernel, deliverable, dispatch_keys, dispatcher_header, dtype_keys, layers,
+                             profiler_drill, registration, show_dispatch_trace, tensor_impl)
 
 ROOT = Path(__file__).resolve().parents[2]
 CUDA_SNIPPETS = ("phase25/theory01/cuda_gemm.py", "week09/add_kernel_cuda.py", "week09/matmul_trace.py",
+                 "week09/cudnn_conv.py", "week09/show_dispatch_trace.py",
                  "week09/sync_timing.py", "week09/profiler_drill.py", "week09/layers.py",
                  "phase25/theory01/addmm_table.py")
 
@@ -92,6 +94,29 @@ def test_profiler_drill_picks_ops_above_five_percent():
     assert profiler_drill.call_site(prof, "aten::addmm")[-1].startswith("snippets/week09/profiler_drill.py(")
 
 
+def test_dtype_is_not_a_dispatch_key():
+    found = dtype_keys.key_sets()
+    reference = found["float32, CPU, strided"]
+    assert all(found[label] == reference for label in ("float64", "int64", "bfloat16", "requires_grad=True",
+                                                        "float32 under torch.no_grad()"))
+    assert found["sparse COO layout"][-1] == "SparseCPU" and found["meta device"][-1] == "Meta"
+    assert not any(key.startswith("Autograd") for key in found["float32 under torch.inference_mode()"])
+
+
+def test_accumulate_grad_runs_once_per_parameter_and_only_detaches():
+    prof = profiler_drill.training_steps("cpu", batch=2)
+    grads = profiler_drill.accumulate_grad(prof)
+    parameters = len(list(profiler_drill.load_pretrained().parameters()))
+    assert grads["calls"] == 3 * parameters
+    assert set(grads["below"]) == {"aten::detach"} and grads["largest_us"] <= grads["self_us"]
+
+
+def test_sync_timing_verdicts_read_as_the_claims_expect():
+    times = {"perf_counter, synchronize before and after": [21.4, 21.5, 21.45], "CUDA events": [21.44, 21.45, 21.46]}
+    line = str(compare(times, "perf_counter, synchronize before and after", "CUDA events"))
+    assert " tie (" in line and "perf_counter, synchronize before and after" in line
+
+
 def test_deliverable_writes_trace_md(tmp_path):
     out = deliverable.write_experiment(tmp_path / "week09-trace", device="cpu")
     assert sorted(p.name for p in out.iterdir()) == ["TRACE.md", "manifest.json"]
@@ -108,7 +133,7 @@ def test_cuda_snippets_declare_cuda_and_a_short_timeout(rel):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs an NVIDIA GPU")
 def test_cuda_snippets_run():
     from snippets.phase25.theory01 import cuda_gemm
-    from snippets.week09 import add_kernel_cuda, matmul_trace, sync_timing
+    from snippets.week09 import add_kernel_cuda, cudnn_conv, matmul_trace, sync_timing
 
-    for module in (cuda_gemm, add_kernel_cuda, matmul_trace, sync_timing):
+    for module in (cuda_gemm, add_kernel_cuda, cudnn_conv, matmul_trace, sync_timing):
         module.main()

@@ -43,3 +43,9 @@ if __name__ == "__main__":
     folder, ok = write_experiment(out_dir(DEFAULT_OUT))
     print(f"wrote {folder}; {'all checks passed' if ok else 'a check failed: see checks.json'}")
     sys.exit(0 if ok else 1)
+
+
+def claim_what_it_wrote(main):
+    """#deliverable: checks.json and manifest.json, the manifest with the torch version, seed, timestamp and code hash."""
+    return (main.line("files:").endswith("['checks.json', 'manifest.json']")
+            and all(f"'{key}'" in main.line("manifest keys:") for key in ("torch", "seed", "timestamp", "code_hash")))

@@ -142,3 +142,17 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def claim_every_check_passes(main):
+    """#objective: every line [ok], and the report ends with all checks passed."""
+    checks = [line for line in main.lines if line.startswith("[")]
+    return len(checks) == 7 and all(line.startswith("[ok     ]") for line in checks) and "all checks passed" in main
+
+
+def claim_where_each_check_ran(main):
+    """#run: on the build machine the Triton kernel runs on CPU tensors in interpreter mode and the report names the C++ compiler; on the GPU the tensor op, the compiled function and the Triton kernel run on cuda."""
+    if main.device == "cpu":
+        return ("interpreter mode (TRITON_INTERPRET=1)" in main.line("] device") and "on cpu" in main.line("] Triton kernel")
+                and "g++" in main.line("] C++ compiler"))
+    return all("on cuda" in main.line(f"] {check}") for check in ("tensor op", "torch.compile", "Triton kernel"))

@@ -29,3 +29,11 @@ def main():
     print(f"GPU kernels launched: {len(kernels)}")
     for i, name in enumerate(kernels, 1):
         print(f"  {i}. {name if len(name) <= 110 else name[:107] + '...'}")
+
+
+def claim_three_kernels(main):
+    """#dispatch-sequence: three kernels: each aten::addmm launches one from cuBLAS, aten::relu (through clamp_min) one element-wise kernel of ATen's own, and aten::t none."""
+    kernels = main.between("GPU kernels launched").lines
+    return (main.number("GPU kernels launched") == 3 and "aten::clamp_min" in main.line("ATen ops")
+            and "cublas" in kernels[0] and "cublas" in kernels[2] and "at::native::" in kernels[1]
+            and "elementwise" in kernels[1])

@@ -20,3 +20,8 @@ def device_rules() -> dict[str, str]:
 def main():
     for case, result in device_rules().items():
         print(f"{case:30} {result}")
+
+
+def claim_same_rule_on_a_gpu(main):
+    """#numpy-differences: on a real GPU, cuda + cpu tensors is an error, and a 0-d CPU tensor combines as a scalar would."""
+    return "RuntimeError" in main.line("cuda (2,) + cpu (2,) ") and main.line("cpu 0-d tensor").endswith("on cuda:0")

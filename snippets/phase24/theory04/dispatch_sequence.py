@@ -23,3 +23,9 @@ def main():
     print("device:", device)
     for layer, ops in forward_ops(device).items():
         print(f"{layer:34} {', '.join(ops)}")
+
+
+def claim_linear_is_t_and_addmm(main):
+    """#dispatch-sequence: each nn.Linear is one linear call in Python and two ATen ops below, aten.t and aten.addmm; the sequence is the same on both devices."""
+    return (main.line("TorchFunctionMode").endswith("linear, relu, linear") and main.line("TorchDispatchMode").endswith(
+        "aten.t.default, aten.addmm.default, aten.relu.default, aten.t.default, aten.addmm.default"))

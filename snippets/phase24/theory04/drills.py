@@ -71,3 +71,21 @@ def drill2():
 
 def drill4():
     show(drill4_precision())
+
+
+def claim_drill1(drill1):
+    """#drills: the transposed view has strides (1, 4), the contiguous copy (3, 1) in a new storage; an already contiguous tensor is returned as it is."""
+    return (drill1.line("x.t() stride").endswith("(1, 4)") and drill1.line("x.t().contiguous() stride").endswith("(3, 1)")
+            and drill1.line("new storage").endswith("True") and drill1.line("already contiguous").endswith("True"))
+
+
+def claim_drill2(drill2):
+    """#drills: an int; the weight starts at the storage's first byte and row 1 starts stride(0) * element_size() bytes later."""
+    return (drill2.lines[0].split() == ["type", "int"] and drill2.line("offset 0").endswith("True")
+            and drill2.number("w[1].data_ptr() - w.data_ptr() (bytes)") == drill2.number("w.stride(0) * w.element_size()") == 256)
+
+
+def claim_drill4(drill4):
+    """#drills: float16 keeps 10 bits of mantissa against float32's 23 (the two eps); beyond float16's max values become inf; rounded addition is not associative."""
+    return (drill4.number("float16 eps, max") == 2.0 ** -10 and drill4.number("float32 eps") == 2.0 ** -23
+            and drill4.line(".half()").endswith("inf") and drill4.line("(1e8 + -1e8) + 1").endswith("(1.0, 0.0)"))

@@ -45,3 +45,18 @@ def main():
         mass, top = next_word(prompt)
         guesses = ", ".join(f"{w} {p:.3f}{'' if ok else ' (not allowed)'}" for w, p, ok in top)
         print(f"{prompt:34} {mass:12.3f}  {guesses}")
+
+
+def claim_same_accuracy_above_95(main):
+    """#accuracy: both implementations score the same, above 95%, and the training run measured the same number."""
+    scores = {main.number(f"accuracy, {name}") for name in ("PyTorch port", "NumPy reference")} | {
+        main.number("accuracy the training run measured")}
+    return len(scores) == 1 and scores.pop() > 0.95
+
+
+def claim_prepositional_phrases(main):
+    """#accuracy: after a subject followed by a prepositional phrase the model puts visibly less probability on allowed words than elsewhere."""
+    masses = {line.split("  ")[0].strip(): float(line.split()[-7]) for line in main.between("allowed mass").lines if line.strip()}
+    hard = [mass for prompt, mass in masses.items() if " near " in prompt]
+    easy = [mass for prompt, mass in masses.items() if " near " not in prompt]
+    return len(hard) == 2 and max(hard) < 0.9 < min(easy)

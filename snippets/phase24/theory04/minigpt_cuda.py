@@ -36,3 +36,10 @@ def main():
         print(f"{name:14} {error:14.3e} {agree:12.1%}  {close}")
     for name, accuracy in cuda_accuracies().items():
         print(f"prompt accuracy, {name}: {accuracy:.4f}")
+
+
+def claim_float32_passes_float16_does_not(main):
+    """#equivalence-gpu: TF32 is off; float32 on CUDA meets the 1e-5 check; float16 does not, with errors orders of magnitude larger."""
+    f32, f16 = main.line("cuda float32 "), main.line("cuda float16 ")
+    return (main.line("TF32 allowed").endswith("False") and f32.endswith("True") and f16.endswith("False")
+            and float(f16.split()[2]) > 100 * float(f32.split()[2]))

@@ -29,3 +29,10 @@ def compare(batch: int = 2, seq_len: int = 32, seed: int = 0) -> dict[str, objec
 def main():
     for name, value in compare().items():
         print(f"{name:36} {value:.3e}" if isinstance(value, float) else f"{name:36} {value}")
+
+
+def claim_close_not_bitwise(main):
+    """#equivalence-cpu: the check passes, the maximum error is not zero, only part of the logits are bitwise equal, and the argmax is the same everywhere."""
+    bitwise = main.number("logits bitwise equal")
+    return (main.line("np.allclose").endswith("True") and 0 < float(main.line("max abs error, logits").split()[-1]) < 1e-5
+            and 0 < bitwise < 100 and main.number("same argmax token") == 100)

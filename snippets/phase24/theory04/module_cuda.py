@@ -45,3 +45,17 @@ def main():
     print("\nprofiler events while a second TinyMLP moves (name: count):")
     for name, count in copies_seen_by_profiler():
         print(f"  {name}: {count}")
+
+
+def claim_allocations_and_segments(main):
+    """#model-cuda: one allocation per parameter (four), carved out of one segment whose reserved bytes exceed the allocated ones; the same Parameter objects afterwards."""
+    return (main.number("allocation.all.allocated") == 4 and main.number("segment.all.allocated") == 1
+            and main.number("reserved_bytes.all.current") > main.number("allocated_bytes.all.current")
+            and main.line("same Parameter objects").endswith("True"))
+
+
+def claim_second_model_copies(main):
+    """#model-cuda: the second model's move shows an aten::empty_strided per parameter and no cudaMalloc; each parameter goes through aten::_to_copy and aten::copy_ to one cudaMemcpyAsync, a pageable host-to-device Memcpy."""
+    events = main.between("profiler events")
+    return ("cudaMalloc:" not in events and all(events.number(name + ":") == 4 for name in (
+        "aten::empty_strided", "aten::_to_copy", "aten::copy_", "cudaMemcpyAsync", "Memcpy HtoD (Pageable -> Device)")))

@@ -68,3 +68,24 @@ def main():
     print(f"  {'operands':26} {'numpy':8} torch")
     for case, in_torch, in_numpy in promotion_table():
         print(f"  {case:26} {in_numpy:8} {in_torch}")
+
+
+def claim_devices(main):
+    """#numpy-differences: an op between tensors on two devices is an error, except with a 0-d CPU tensor."""
+    return "RuntimeError" in main.line("cpu (2,) + meta (2,)") and main.line("0-d tensor").endswith("float32 on meta")
+
+
+def claim_autograd(main):
+    """#numpy-differences: a second backward doubles the gradient; under no_grad nothing is recorded."""
+    return (main.line("after one backward()").endswith("[2.0, 4.0, 6.0]")
+            and main.line("after a second backward()").endswith("[4.0, 8.0, 12.0]")
+            and main.line("under no_grad: grad_fn").endswith("None"))
+
+
+def claim_promotion(main):
+    """#numpy-differences: fp16 + fp32 tensors give float32 in both; a 0-d fp32 tensor leaves float16 in torch while NumPy 2 promotes; integer plus float gives float32 in torch and float64 in NumPy; fp16 @ fp32 is an error in torch and float32 in NumPy."""
+    def row(case):
+        return main.line(case).split(case, 1)[1].split()
+    return (row("fp16 (2,) + fp32 (2,)") == ["float32", "float32"] and row("fp16 (2,) + fp32 0-d") == ["float32", "float16"]
+            and row("int64 (3,) + 2.5") == ["float64", "float32"]
+            and row("fp16 (2,3) @ fp32 (3,2)")[:2] == ["float32", "RuntimeError:"])

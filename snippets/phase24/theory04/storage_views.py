@@ -38,3 +38,19 @@ def main():
     print(f"\n{'view':20} {'shape':8} {'stride':8} {'offset':>6}  contiguous  shares x's bytes")
     for name, shape, stride, offset, contiguous, shared in view_layouts():
         print(f"{name:20} {str(shape):8} {str(stride):8} {offset:6}  {contiguous!s:10}  {shared}")
+
+
+def claim_identity_checks(main):
+    """#tensor-storage-view: x.storage() is y.storage() is False, and so is x.storage() is x.storage(); the call warns that it is deprecated; untyped_storage() hands back the same object, and the data pointers agree."""
+    return (main.line("x.storage() is y.storage()").endswith("False") and main.line("x.storage() is x.storage()").endswith("False")
+            and "TypedStorage is deprecated" in main.line("warning raised")
+            and main.line("x.untyped_storage() is").endswith("True") and main.line("same data_ptr()").endswith("True"))
+
+
+def claim_view_metadata(main):
+    """#tensor-storage-view: x.t() swaps the strides and keeps the offset; x[1:, 2:] keeps the strides and moves the offset to 1 * 4 + 2; x[:, 1] takes one element every four; every view shares x's bytes and only .contiguous() of a non-contiguous view does not."""
+    def row(name):
+        return main.line(name + " ").split(name, 1)[1].split()
+    return (row("x.t()")[2:5] == ["(1,", "4)", "0"] and row("x[1:, 2:]")[2:5] == ["(4,", "1)", "6"]
+            and row("x[:, 1]")[1] == "(4,)" and all(row(n)[-1] == "True" for n in ("x.t()", "x[1:, 2:]", "x[:, 1]", "x.view(2, 6)"))
+            and row("x.t().contiguous()")[-2:] == ["True", "False"])

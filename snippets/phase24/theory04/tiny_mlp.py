@@ -53,3 +53,12 @@ def main():
         print(f"attribute {name!r:10} in parameters(): {in_params!s:5}  in state_dict(): {in_state}")
     for call, flags in mode_flags(model).items():
         print(f"after .{call}(): training flags of model, fc1, fc2 = {flags}")
+
+
+def claim_registry(main):
+    """#module-registry: parameters() lists the four parameters in registration order; a plain tensor attribute is in neither parameters() nor state_dict(), a buffer only in state_dict(); state_dict tensors share the parameters' bytes; .train() and .eval() set the flag on every submodule."""
+    return (main.line("state_dict keys").endswith("['fc1.weight', 'fc1.bias', 'fc2.weight', 'fc2.bias']")
+            and main.line("'plain'").split()[-4:] == ["False", "in", "state_dict():", "False"]
+            and main.line("'running'").split()[-4:] == ["False", "in", "state_dict():", "True"]
+            and main.line("share the parameters' bytes").endswith("True")
+            and main.line("after .train()").endswith("[True, True, True]") and main.line("after .eval()").endswith("[False, False, False]"))

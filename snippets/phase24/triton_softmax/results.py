@@ -1,6 +1,7 @@
 """The benchmark's table: how it is printed on the GPU and read back at build time."""
 
 import re
+import statistics
 from dataclasses import dataclass
 
 COPY = "copy"
@@ -29,6 +30,31 @@ class Timing:
         return f"{self.rows} x {self.cols}"
 
 
+@dataclass(frozen=True)
+class Measured:
+    """One shape and pass: every round's time of each implementation, in µs (a `do_bench` median per round),
+    the bytes the pass moves, and how torch.compile's kernel walks a row."""
+
+    pass_name: str
+    rows: int
+    cols: int
+    n_bytes: int
+    rounds: dict[str, list[float]]
+    compiled: str
+
+    @property
+    def shape(self) -> str:
+        return f"{self.rows} x {self.cols}"
+
+    def median(self, impl: str) -> float:
+        return statistics.median(self.rounds[impl])
+
+    def timings(self) -> list[Timing]:
+        """Each implementation's median round, with the bandwidth it implies."""
+        return [Timing(self.pass_name, self.rows, self.cols, impl, self.median(impl),
+                       self.n_bytes / self.median(impl) / 1e3) for impl in self.rounds]
+
+
 def mebibytes(rows: int, cols: int, element_size: int = 4) -> float:
     """Size of one (rows, cols) tensor in MiB."""
     return rows * cols * element_size / 2**20
@@ -38,8 +64,7 @@ def format_table(peak_gbps: float, timings: list[Timing]) -> str:
     """The peak copy bandwidth, then per pass one line per shape: µs and share of the peak, per implementation."""
     lines = [PEAK_LINE.format(gbps=peak_gbps)]
     for pass_name, traffic in PASSES.items():
-        lines += ["", f"{pass_name}: median µs (share of the peak, counting {traffic}); "
-                      f"{COPY} = a copy moving as many bytes",
+        lines += ["", f"{pass_name}: median µs (share of the peak, counting {traffic}); {COPY} moves as many bytes",
                   f"{'shape':>13} {'MiB':>7}" + "".join(f"{impl:>16}" for impl in IMPLS)]
         shapes = dict.fromkeys((t.rows, t.cols) for t in timings if t.pass_name == pass_name)
         for rows, cols in shapes:

@@ -9,10 +9,12 @@ from snippets.phase25.lab00.part_b_key_sets import key_set
 
 
 def half_input() -> dict[str, str]:
-    """A float16 x against float32 W and b: plain call, then under CPU autocast."""
+    """All three inputs float16; then a float16 x against float32 W and b: plain call, then under CPU autocast."""
     x, W, b = make_inputs()
-    x16 = x.detach().half()
-    rows = {"key set of x.half()": key_set(x16)}
+    x16, W16, b16 = (t.detach().half() for t in (x, W, b))
+    rows = {"key set of x.half()": key_set(x16),
+            "ops of F.linear(x.half(), W.half(), b.half())": ", ".join(dispatched_ops(F.linear, x16, W16, b16)),
+            "dtype of its output": str(F.linear(x16, W16, b16).dtype)}
     try:
         F.linear(x16, W, b)
         rows["F.linear(x.half(), W, b)"] = "ran"
@@ -59,6 +61,12 @@ def claim_half_raises(main):
     """#stretch: float16 adds no key; mixing it with float32 weights raises `mat1 and mat2 must have the same dtype`."""
     return (main.between("key set of x.half()", ":").text.strip() == "DispatchKeySet(CPU, ADInplaceOrView, AutogradCPU, AutocastCPU)"
             and "mat1 and mat2 must have the same dtype" in main)
+
+
+def claim_all_half_same_ops(main):
+    """#stretch: With all three inputs in float16 the trace is the float32 one, `aten.t` then `aten.addmm`, and the output is float16: the CPU kernel switches on the dtype inside itself."""
+    return (main.between("ops of F.linear(x.half(), W.half(), b.half())", ":").text.strip()
+            == "aten.t.default, aten.addmm.default" and main.between("dtype of its output", ":").text.strip() == "torch.float16")
 
 
 def claim_autocast_casts_three(main):

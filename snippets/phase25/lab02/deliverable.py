@@ -3,8 +3,9 @@
     python -m snippets.phase25.lab02.deliverable [OUT_DIR]     # default: experiments/lab02-custom-op
 
 Writes checks.json (gradcheck, opcheck, torch.compile), the generated code that calls the op
-(generated_forward.py, generated_backward.py) and manifest.json. Without a GPU, the Triton kernels
-run in the interpreter (TRITON_INTERPRET=1 is set before they are imported).
+(generated_forward.py, generated_backward.py) and manifest.json, then checks the folder against the
+lab's acceptance list. Without a GPU, the Triton kernels run in the interpreter (TRITON_INTERPRET=1
+is set before they are imported).
 """
 
 import json
@@ -14,10 +15,11 @@ from pathlib import Path
 
 import torch
 
-from snippets.experiment import out_dir, write_manifest
+from snippets.experiment import MANIFEST_KEYS, cli, preview, read_manifest, write_manifest
 
 DEFAULT_DIR = Path("experiments/lab02-custom-op")
 SEED = 0
+ISOLATE = True  # torch.compile: process-wide state
 
 
 def checks(device: str) -> tuple[dict, dict[str, str]]:
@@ -65,15 +67,39 @@ def write(folder: Path) -> dict:
     return results
 
 
-def main(argv: list[str] | None = None) -> None:
-    folder = out_dir(DEFAULT_DIR, argv)
-    results = write(folder)
-    passed = (all(results["gradcheck"].values())
-              and all(v == "SUCCESS" for verdicts in results["opcheck"].values() for v in verdicts.values())
-              and results["compile"]["graph_breaks"] == 0)
-    print(f"wrote {folder}: {', '.join(sorted(p.name for p in folder.iterdir()))}")
-    print("all checks passed" if passed else "SOME CHECKS FAILED: see checks.json")
+def write_experiment(folder: Path = DEFAULT_DIR) -> Path:
+    write(Path(folder))
+    return Path(folder)
+
+
+def check_acceptance(folder: Path) -> dict[str, bool]:
+    """The lab's acceptance list, checked on the folder."""
+    checks = json.loads((folder / "checks.json").read_text(encoding="utf-8"))
+    compiled = checks["compile"]
+    generated = {name: (folder / f"generated_{name}.py").read_text(encoding="utf-8") for name in ("forward", "backward")}
+    return {
+        "gradcheck passes in float64, in full on (4, 10) and in fast mode on (2, 600)":
+            len(checks["gradcheck"]) == 2 and all(checks["gradcheck"].values()),
+        "opcheck reports SUCCESS for all four tests on every sample":
+            all(list(v.values()) == ["SUCCESS"] * 4 for v in checks["opcheck"].values()),
+        "torch.compile(fullgraph=True): one graph, no break, output and gradients match eager":
+            (compiled["graphs"], compiled["graph_breaks"]) == (1, 0) and compiled["max_abs_difference_vs_eager"] < 1e-6,
+        "the generated forward calls nmb::softmax, the backward nmb::softmax_backward":
+            "torch.ops.nmb.softmax.default(" in generated["forward"]
+            and "torch.ops.nmb.softmax_backward.default(" in generated["backward"],
+        "manifest has torch and Triton versions, device, seed, timestamp and code hash":
+            MANIFEST_KEYS | {"triton", "device"} <= read_manifest(folder).keys(),
+    }
+
+
+def main():
+    preview(write_experiment, DEFAULT_DIR, check_acceptance, "checks.json")
 
 
 if __name__ == "__main__":
-    main()
+    cli(write_experiment, DEFAULT_DIR)
+
+
+def claim_acceptance_met(main):
+    """#deliverable: The same code writes the folder into a temporary directory, prints its checks and ticks every item of the acceptance list."""
+    return main.count("[x]") == 5 and "[ ]" not in main

@@ -14,7 +14,7 @@ from snippets.phase25.lab03.minigpt_compile import ROWS, SEQ_LEN, attention_soft
 from snippets.phase25.lab03.part_a_compile_match import TOLERANCE, compile_match
 from snippets.phase25.lab03.part_c_kernel import fused_softmax_kernel
 from snippets.phase25.lab03.part_d_annotation import NOTES, kernel_sha256, markdown
-from snippets.phase25.lab03.part_e_bench import timings
+from snippets.phase25.lab03.part_e_bench import medians, timings
 from snippets.phase25.lab03.stretch_export import export_tiny_head
 from snippets.phase25.theory03.inductor_code import PINNED_CPU
 from snippets.phase25.theory03.tiny_head import SEED, model_and_input
@@ -30,15 +30,16 @@ def timing_section(table: dict[int, dict[str, float]]) -> str:
     rows = ["| batch | variant | µs per call | vs eager |", "| --- | --- | --- | --- |"]
     for batch, row in table.items():
         rows += [f"| {batch} | {name} | {us:.1f} | {us / row['eager']:.2f}x |" for name, us in row.items()]
-    small = table[min(table)]
+    small, large = table[min(table)], table[max(table)]
     slower = small["torch.compile"] / small["eager"]
     reading = (f"At batch {min(table)} the compiled model takes {slower:.2f}x the time of eager. "
                f"The generated call() alone takes {small['generated call() only'] / small['eager']:.2f}x: "
                "the gap between the two is what torch.compile adds around the generated code on every call "
                "(Dynamo's guard checks and AOTAutograd's runtime wrapper). On a model this small the work "
                "itself (one addmm through the same CPU BLAS, one softmax over 2 x 600 floats) is a few "
-               "microseconds, so fixed per-call costs decide the comparison; fusion pays off only once the "
-               "tensors are large enough for memory traffic to matter.")
+               "microseconds, so fixed per-call costs decide the comparison. At batch "
+               f"{max(table)} the compiled model takes {large['torch.compile'] / large['eager']:.2f}x the time "
+               "of eager (medians of interleaved rounds).")
     return "\n".join(rows) + "\n\n" + reading
 
 
@@ -82,7 +83,7 @@ def write_experiment(out: Path = DEFAULT_OUT) -> Path:
     (out / "output_code.py").write_text(code, encoding="utf-8")
     (out / "KERNEL_ANNOTATION.md").write_text(markdown(kernel, name), encoding="utf-8")
     torch.set_num_threads(1)  # as in Part E
-    table = timings("cpu")
+    table = {batch: medians(row) for batch, row in timings("cpu").items()}
     model, x = model_and_input()
     torch.export.save(export_tiny_head(model, x), out / "tiny_head.pt2")
     (out / "REPORT.md").write_text(report(match, minigpt, name, table), encoding="utf-8")
@@ -117,6 +118,11 @@ def main():
         out = write_experiment(Path(tmp) / DEFAULT_OUT.name)
         print(f"wrote {', '.join(sorted(p.name for p in out.iterdir()))}\n")
         print_checklist(check_acceptance(out))
+
+
+def claim_acceptance(main):
+    """#part-g: the folder written here meets every item of the acceptance list."""
+    return main.count("[x]") == 6 and "[ ]" not in main
 
 
 if __name__ == "__main__":

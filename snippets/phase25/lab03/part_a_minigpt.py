@@ -25,3 +25,31 @@ def main():
     print(f"\nthe attention softmax, {name} ({len(source.splitlines())} lines of C++), its key lines:")
     for number, line, meaning in attention_lines(source):
         print(f"  {number:3}  {line}\n       // {meaning}")
+
+
+def claim_logits_scale(main):
+    """#part-a-minigpt: The logits reach about 14 in magnitude."""
+    return 13 <= main.number("largest |logit|") <= 15
+
+
+def claim_criterion(main):
+    """#part-a-minigpt: the logits miss the 1e-6 criterion, the probabilities land close to it (below it), and
+    torch.testing.assert_close passes."""
+    return ("logits < 1e-06: NOT met" in main and "probs < 1e-06: met" in main
+            and 1e-7 < main.number("probabilities:") < 1e-6
+            and "assert_close(compiled, eager) on the logits: passes" in main)
+
+
+def claim_handful_of_kernels(main):
+    """#part-a-minigpt: A handful of kernels for the whole model; those launched twice run once per transformer
+    block; no kernel is a matrix product (no mm in any name)."""
+    kernels = [line.split()[1] for line in main.between("kernels, with their launches", "the attention softmax").lines
+               if line.strip()]
+    return 5 <= len(kernels) <= 12 and main.count("  x2  ") >= 3 and not any("mm" in name for name in kernels)
+
+
+def claim_attention_kernel(main):
+    """#part-a-minigpt: the attention kernel, cpp_fused__softmax_bitwise_not_masked_fill_mul_ones_tril_view_2,
+    runs twice and compares key and query positions instead of reading a (64, 64) mask."""
+    return ("  x2  cpp_fused__softmax_bitwise_not_masked_fill_mul_ones_tril_view_2" in main
+            and "auto tmp0 = x2 + ((-1L)*x1);" in main and "tmp2 <= tmp4" in main)

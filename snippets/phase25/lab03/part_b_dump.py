@@ -92,3 +92,41 @@ def main():
     print("\nIn a process that has already imported torch:")
     for how, effect in logs_after_import().items():
         print(f"  {how}: {effect}")
+
+
+def claim_cache_is_not_the_dump(main):
+    """#part-b: /tmp/torchinductor_<user>/ is the compile cache; TORCHINDUCTOR_CACHE_DIR moves it into
+    .cache/inductor/, and the last output_code log line names the file written inside it."""
+    return ("default:    /tmp/torchinductor_<user>" in main and "this build: .cache/inductor" in main
+            and "Output code written to: .cache/inductor/" in main.lines[main.lines.index(next(
+                line for line in main.lines if "the first and the last" in line)) + 2])
+
+
+def claim_dump_contents(main):
+    """#part-b: TORCH_COMPILE_DEBUG=1 writes ./torch_compile_debug/, one run_<timestamp>-pid_<pid>/ folder, with
+    Dynamo's debug log, fx_graph_readable.py, fx_graph_runnable.py, the IR before and after fusion and
+    output_code.py under model__0_inference_0.0/."""
+    files = [line.strip() for line in main.lines if line.strip().startswith("torch_compile_debug/run_<timestamp>-pid_<pid>/")]
+    names = ("torchdynamo/debug.log", "model__0_inference_0.0/fx_graph_readable.py",
+             "model__0_inference_0.0/fx_graph_runnable.py", "model__0_inference_0.0/ir_pre_fusion.txt",
+             "model__0_inference_0.0/ir_post_fusion.txt", "model__0_inference_0.0/output_code.py")
+    return all(any(f.endswith(name) for f in files) for name in names)
+
+
+def claim_fusion_decision(main):
+    """#part-b: op0 is the addmm, an extern kernel; op1_op2_op3_op4 writes buf1 (2), buf2 (1200), buf3 (2) and
+    buf4 (1200)."""
+    return ("op0: ExternKernelSchedulerNode writes buf0" in main and main.line("op1_op2_op3_op4").endswith(
+        "writes buf1 (2 elements), buf2 (1200 elements), buf3 (2 elements), buf4 (1200 elements)"))
+
+
+def claim_logs_after_import(main):
+    """#part-b: TORCH_LOGS set with os.environ after import enables nothing; set_logs works; TORCH_LOGS in a new
+    process logs the module to stderr."""
+    return (main.line("os.environ['TORCH_LOGS']").endswith("output_code enabled: False")
+            and main.number("set_logs(output_code=True):") > 0 and main.number("TORCH_LOGS=output_code wrote") > 0)
+
+
+def claim_torch_version(main):
+    """#lab-03: torch 2.13 disagrees with the text (the CPU outputs on this page come from torch 2.13)."""
+    return main.versions["torch"].startswith("2.13")

@@ -42,3 +42,20 @@ def main():
     print("\nbuffer -> kernel pointer:")
     for buffer, parameter in kernel_arguments(name, source, code):
         print(f"    {buffer} -> {parameter}")
+
+
+def claim_fused_ops(main):
+    """#part-c: after the decompositions softmax is amax, sub, exp, sum and div, all in cpp_fused__softmax_0, the
+    only kernel; permute and addmm are not in it: addmm is an extern call."""
+    ops = main.line("ATen ops after Inductor's decompositions:")
+    return (all(f"aten.{op}." in ops for op in ("permute", "addmm", "amax", "sub", "exp", "sum", "div"))
+            and main.line("kernels in the generated module:").endswith(": cpp_fused__softmax_0")
+            and "extern_kernels.addmm(" in main)
+
+
+def claim_pointers(main):
+    """#part-c: the addmm output goes in (in_ptr0), the probabilities come out (out_ptr2), the row maxima and sums
+    sit in between."""
+    out = re.search(r"extern_kernels\.addmm\(.*out=(buf\d+)\)", main.text).group(1)
+    return (f"{out} -> in_ptr0" in main and "buf4 -> out_ptr2" in main and "buf1 -> out_ptr0" in main
+            and "buf3 -> out_ptr1" in main and "cpp_fused__softmax_0(buf0, buf1, buf3, buf4)" in main)

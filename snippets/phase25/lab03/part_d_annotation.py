@@ -130,3 +130,25 @@ def main():
     print(f"{name}: {len(kernel.splitlines())} lines, sha256 {kernel_sha256(kernel)[:16]}..., "
           f"{len(NOTES)} notes (the annotated kernel's hash matches)\n")
     print(listing(kernel))
+
+
+def claim_fused_op_blocks(main):
+    """#part-d: aten.amax (blocks 6 to 11), aten.sub and aten.exp (15, 16), aten.sum (18, 19), aten.div (24)."""
+    notes = {int(m.group(1)): m.group(2) for m in re.finditer(r"^// \[(\d+)\] (.*)$", main.text, re.MULTILINE)}
+    return ("aten.amax" in notes[6] and "aten.amax" in notes[9] and "aten.sub" in notes[15]
+            and "aten.exp" in notes[16] and "aten.sum" in notes[12] and "aten.sum" in notes[18]
+            and "aten.div" in notes[24] and "the annotated kernel's hash matches" in main)
+
+
+def claim_reads_and_writes(main):
+    """#part-d: the input is read at in_ptr0 + (x1 + 600*x0), twice per row; the output written once at
+    out_ptr2 + (x1 + 600*x0); the scratch row of 600 floats is block 4."""
+    return (main.text.count("loadu(in_ptr0 + static_cast<int64_t>(x1 + 600L*x0)") == 2
+            and main.text.count("store(out_ptr2 + static_cast<int64_t>(x1 + 600L*x0))") == 1
+            and "make_unique<float []>(600L)" in main.between("// [4]", "// [5]"))
+
+
+def claim_reductions(main):
+    """#part-d: two reductions, each an 8-lane vector accumulator then vec_reduce_all, writing buf1 and buf3."""
+    return (main.count("at::vec::vec_reduce_all<float, 1>") == 2 and main.count("tmp_acc0_vec = at::vec::Vectorized<float>(") == 2
+            and "out_ptr0[static_cast<int64_t>(x0)]" in main and "out_ptr1[static_cast<int64_t>(x0)]" in main)

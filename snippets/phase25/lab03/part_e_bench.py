@@ -1,16 +1,24 @@
-"""Part E: eager against compiled, timed honestly: warm-up first, one shape per compile, the GPU synchronized."""
+"""Part E: eager against compiled, timed honestly: warm-up first, one shape per compile, the GPU synchronized,
+variants timed in interleaved rounds and compared against their own spread."""
 
+import statistics
 import time
+import warnings
+from collections import Counter
 
 import torch
 from torch._inductor.codecache import PyCodeCache
 from torch._inductor.utils import run_and_get_code
+from torch.profiler import ProfilerActivity, profile
 
 from snippets.phase25.theory03.tiny_head import model_and_input
+from snippets.timing import compare, interleaved, spread
 
 ISOLATE = True
 DEVICES = ("cpu", "cuda")
 BATCHES = {"cpu": (2, 256), "cuda": (2, 32768)}
+ROUNDS = 9
+OVERHEAD = "torch.compile minus call() only"
 
 
 def synchronize(device: str) -> None:
@@ -18,24 +26,30 @@ def synchronize(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def per_call_us(fn, device: str, loop_s: float = 0.05, repeats: int = 5) -> float:
-    """Best of `repeats` timed loops (each about `loop_s` long), in µs per call, after a warm-up."""
+def loop_length(fn, device: str, loop_s: float) -> int:
+    """Calls per timed loop, so that one loop lasts about `loop_s`, after a warm-up of 10 calls."""
     for _ in range(10):
         fn()
     synchronize(device)
     start = time.perf_counter()
     fn()
     synchronize(device)
-    calls = max(10, min(5000, int(loop_s / (time.perf_counter() - start))))
-    best = float("inf")
-    for _ in range(repeats):
+    return max(10, min(5000, int(loop_s / (time.perf_counter() - start))))
+
+
+def rounds(functions: dict, device: str, loop_s: float = 0.02, count: int = ROUNDS) -> dict[str, list[float]]:
+    """name -> µs per call in each of `count` interleaved rounds (one timed loop per function per round)."""
+    calls = {name: loop_length(fn, device, loop_s) for name, fn in functions.items()}
+
+    def per_call_us(name):
         synchronize(device)
         start = time.perf_counter()
-        for _ in range(calls):
-            fn()
+        for _ in range(calls[name]):
+            functions[name]()
         synchronize(device)
-        best = min(best, (time.perf_counter() - start) / calls)
-    return best * 1e6
+        return (time.perf_counter() - start) / calls[name] * 1e6
+
+    return interleaved({name: name for name in functions}, per_call_us, count)
 
 
 def variants(model, x, device: str) -> dict:
@@ -54,24 +68,122 @@ def variants(model, x, device: str) -> dict:
     return found
 
 
-def timings(device: str) -> dict[int, dict[str, float]]:
-    """Batch size -> variant -> µs per call, under torch.no_grad()."""
+def timings(device: str) -> dict[int, dict[str, list[float]]]:
+    """Batch size -> variant -> µs per call in each round, under torch.no_grad()."""
     table = {}
     with torch.no_grad():
         for batch in BATCHES[device]:
             model, x = model_and_input(batch, device)
-            table[batch] = {name: per_call_us(fn, device) for name, fn in variants(model, x, device).items()}
+            table[batch] = rounds(variants(model, x, device), device)
     return table
+
+
+def medians(row: dict[str, list[float]]) -> dict[str, float]:
+    return {name: statistics.median(times) for name, times in row.items()}
+
+
+def per_call_activity(fn, calls: int = 20) -> dict[str, Counter]:
+    """What one call does on a GPU, averaged over `calls` calls: the ATen ops and CUDA API calls on the
+    host, and the kernels and copies on the GPU. Five warm-up calls first: with CUDA graphs, the first
+    call compiles and warms up, the second records the graph, and replays start from the third."""
+    for _ in range(5):
+        fn()
+    torch.cuda.synchronize()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*Profiler clears events.*")
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for _ in range(calls):
+                fn()
+            torch.cuda.synchronize()
+    found = {"aten ops": Counter(), "CUDA API": Counter(), "on the GPU": Counter()}
+    for event in prof.key_averages():
+        if event.device_type == torch.autograd.DeviceType.CUDA:
+            found["on the GPU"]["kernels and copies"] += event.count
+        elif event.key.startswith("aten::"):
+            found["aten ops"][event.key] += event.count
+        elif event.key.startswith("cu") and ("Launch" in event.key or "Memcpy" in event.key):
+            found["CUDA API"][event.key] += event.count
+    return {kind: Counter({name: count / calls for name, count in counts.items()}) for kind, counts in found.items()}
 
 
 def main():
     device = "cuda" if torch.cuda.is_available() else "cpu"
     torch.set_num_threads(1)  # one CPU thread for eager and compiled alike: like for like, and steadier
     where = torch.cuda.get_device_name() if device == "cuda" else "CPU, 1 thread"
-    print(f"µs per call of TinyHead on {where} (best of 5 timed loops; these numbers vary run to run)\n")
+    print(f"µs per call of TinyHead on {where}: median of {ROUNDS} interleaved rounds, and their spread\n")
     for batch, row in timings(device).items():
-        eager = row["eager"]
+        median = medians(row)
         print(f"batch {batch}:")
-        for name, us in row.items():
-            ratio = "" if name == "eager" else f"  {us / eager:5.2f}x eager"
-            print(f"  {name:30} {us:9.1f} µs{ratio}")
+        for name, us in median.items():
+            ratio = "" if name == "eager" else f"  {us / median['eager']:5.2f}x eager"
+            print(f"  {name:31} {us:9.1f} µs  spread {spread(row[name]):5.1%}{ratio}")
+        print(f"  {OVERHEAD:31} {median['torch.compile'] - median['generated call() only']:9.1f} µs")
+        for name in row:
+            if name != "eager":
+                print(f"    {name} vs eager: {compare(row, 'eager', name)}")
+    if device == "cuda":
+        print("\nbatch 2, what one call does (profiler, average of 20 calls):")
+        with torch.no_grad():
+            model, x = model_and_input(2, device)
+            for name, fn in variants(model, x, device).items():
+                print(f"  {name}:")
+                for kind, counts in per_call_activity(fn).items():
+                    listed = ", ".join(f"{op} x{n:g}" for op, n in sorted(counts.items()))
+                    print(f"    {kind:11} {listed or 'none'}")
+
+
+def claim_cpu_small_batch_slower(main):
+    """#part-e: On CPU at batch 2 the compiled model is not faster than eager: the verdict line says eager is faster, or calls a tie when the run was too noisy to tell."""
+    if main.device != "cpu":
+        return True
+    verdict = main.between("batch 2:", "batch 256:").line("torch.compile vs eager:")
+    return "eager is " in verdict or " tie " in verdict
+
+
+def claim_call_alone_about_eager(main):
+    """#part-e: the generated code alone costs about what eager costs (within a factor of 1.5 either way)."""
+    ratios = [float(line.split()[-2].rstrip("x")) for line in main.lines
+              if line.startswith("  generated call() only") and line.endswith("x eager")]
+    return len(ratios) == 2 and all(1 / 1.5 < r < 1.5 for r in ratios)
+
+
+def claim_large_batch_no_win(main):
+    """#part-e: at batch 256 the compiled model still does not beat eager: its verdict is a loss or a tie."""
+    if main.device != "cpu":
+        return True
+    verdict = main.between("batch 256:").line("torch.compile vs eager:")
+    return " tie " in verdict or "eager is " in verdict
+
+
+def claim_reduce_overhead_slowest(main):
+    """#part-e: on the GPU at batch 2, reduce-overhead is the slowest of the four variants."""
+    if main.device != "cuda":
+        return True
+    rows = [re.match(r"  (\S.*?)\s{2,}([\d.]+) µs", line) for line in main.between("batch 2:", "batch 32768:").lines]
+    times = {m.group(1): float(m.group(2)) for m in rows if m and "minus" not in m.group(1)}
+    return len(times) == 4 and max(times, key=times.get) == "torch.compile reduce-overhead"
+
+
+def claim_reduce_overhead_replays_and_copies(main):
+    """#part-e: each reduce-overhead call replays one graph (cudaGraphLaunch) and copies x into the graph's input."""
+    if main.device != "cuda":
+        return True
+    calls = main.between("  torch.compile reduce-overhead:")
+    return "cudaGraphLaunch x1," in calls.line("CUDA API") + "," and "copy" in calls.line("aten ops")
+
+
+
+def claim_large_batch_overhead_small(main):
+    """#part-e: At batch 32768 the overhead line is under a tenth of eager's time."""
+    if main.device != "cuda":
+        return True
+    rows = main.between("batch 32768:", "what one call does")
+    return rows.number("minus call() only") < 0.1 * rows.number("  eager ")
+
+
+def claim_versions(main):
+    """#setup: torch 2.13 on CPU; GPU outputs recorded on an NVIDIA H200 with torch 2.11 and Triton 3.6."""
+    if main.device == "cpu":
+        return main.versions["torch"].startswith("2.13")
+    return (main.versions["torch"].startswith("2.11") and main.versions["triton"].startswith("3.6")
+            and "H200" in main.gpu)

@@ -37,3 +37,18 @@ def main():
         _, xb = model_and_input(batch)
         diff = (loaded.module()(xb) - model(xb)).abs().max().item()
         print(f"loaded program on a batch of {batch}: max |difference| from eager = {diff:.1e}")
+
+
+def claim_graph_keeps_linear_and_softmax(main):
+    """#stretch-export: The exported graph keeps aten.linear and aten.softmax."""
+    return "torch.ops.aten.linear.default(" in main and "torch.ops.aten.softmax.int(" in main and "addmm" not in main
+
+
+def claim_range(main):
+    """#stretch-export: Range constraints records the batch dimension as a symbol between 2 and 1024."""
+    return re.search(r"Range constraints: \{s\d+: VR\[2, 1024\]\}", main.text) is not None
+
+
+def claim_batch_of_seven(main):
+    """#stretch-export: the loaded program runs a batch of 7 and matches eager exactly."""
+    return main.line("on a batch of 7").endswith("= 0.0e+00")

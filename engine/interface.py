@@ -1,0 +1,44 @@
+"""Fixes to the markup the theme writes around every page: in the page's language, and valid.
+
+Applied to each page's finished HTML (engine/hooks.py, `on_post_page`):
+- Python-Markdown's `toc` titles every heading anchor "Permanent link", whatever the page's
+  language: a translated page gets the title in its own language.
+- Material writes `autocomplete="off"` on its checkbox toggles (the attribute is not allowed on a
+  checkbox) and `tabindex=""` on section labels of the navigation (an empty value is invalid).
+- A Markdown table whose corner cell is empty writes an empty header cell, which names nothing:
+  it becomes a data cell.
+- A navigation section is named by the label of its toggle, which holds only an icon when the
+  section has an index page: an unnamed landmark (axe: landmark-unique). Each section is named by
+  its title instead.
+"""
+
+from __future__ import annotations
+
+import re
+
+PERMALINK = {"en": "Permanent link", "es": "Enlace permanente"}
+ANCHOR = re.compile(r'(<a class="headerlink" href="[^"]*" title=")([^"]*)(")')
+CHECKBOX_AUTOCOMPLETE = re.compile(r'(<input\b[^>]*\btype="checkbox"[^>]*?)\s+autocomplete="off"')
+EMPTY_TABINDEX = re.compile(r'\s+tabindex=""')
+EMPTY_HEADER = re.compile(r"<th(\s[^>]*)?>(\s*)</th>")
+SECTION = re.compile(r'(<nav class="md-nav" data-md-level="\d+" aria-labelledby=")(\w+)_label("[^>]*>\s*'
+                     r'<label class="md-nav__title" for="\2")>')
+
+
+def in_language(html: str, lang: str) -> str:
+    """Heading anchors titled in the page's language."""
+    title = PERMALINK.get(lang)
+    if title is None:
+        return html
+    return ANCHOR.sub(lambda m: m[1] + (title if m[2] == PERMALINK["en"] else m[2]) + m[3], html)
+
+
+def valid(html: str) -> str:
+    """The theme's invalid attributes removed, empty headers and unnamed sections fixed."""
+    html = EMPTY_TABINDEX.sub("", CHECKBOX_AUTOCOMPLETE.sub(r"\1", html))
+    html = SECTION.sub(r'\1\2_title\3 id="\2_title">', html)
+    return EMPTY_HEADER.sub(lambda m: f"<td{m[1] or ''}>{m[2]}</td>", html)
+
+
+def fix(html: str, lang: str) -> str:
+    return valid(in_language(html, lang))

@@ -1,0 +1,62 @@
+"""A Spanish page's interface speaks Spanish: no string the theme, the engine or the templates print
+around the content (titles, labels, placeholders, the header, footer and search) is left in English."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .test_markup import parse
+
+ATTRIBUTES = ("title", "aria-label", "placeholder", "alt")
+# The same in both languages: the site's and the theme's names, and each language's own name.
+NEUTRAL = {"No Magic Boxes", "Material for MkDocs", "English", "Español"}
+
+
+def interface_strings(text: str) -> set[str]:
+    """Attribute texts, text outside the content and the navigation (whose words are the pages'
+    titles and headings), and the strings the theme's script shows (search, clipboard)."""
+    tree, _ = parse(text)
+    found = set()
+
+    def walk(element, content: bool) -> None:
+        if not isinstance(element.tag, str) or element.tag in ("script", "style"):
+            return
+        classes = (element.get("class") or "").split()
+        if "md-nav" in classes and "md-nav--primary" not in classes:
+            return  # a section of the navigation or of the table of contents, named by a title or heading
+        content = content or element.tag == "article" or "md-nav" in classes
+        found.update(" ".join(element.get(name).split()) for name in ATTRIBUTES if element.get(name))
+        if not content:
+            found.update(" ".join(t.split()) for t in (element.text,) if t and t.strip())
+        for child in element:
+            walk(child, content)
+            if not content and child.tail and child.tail.strip():
+                found.add(" ".join(child.tail.split()))
+
+    walk(tree, False)
+    config = next((s for s in tree.iter("script") if s.get("id") == "__config"), None)
+    if config is not None:
+        found |= set(json.loads(config.text)["translations"].values())
+    return found
+
+
+def test_spanish_pages_have_no_english_interface_string(built_site):
+    """Each Spanish page against its English twin: a string both show is one left untranslated."""
+    problems = []
+    for english in sorted(built_site.rglob("*.html")):
+        relative = english.relative_to(built_site)
+        spanish = built_site / "es" / relative
+        if relative.parts[0] == "es" or not spanish.is_file():
+            continue
+        shared = interface_strings(english.read_text(encoding="utf-8")) & interface_strings(spanish.read_text(encoding="utf-8"))
+        problems += [f"es/{relative.as_posix()}: {text!r}" for text in sorted(shared - NEUTRAL)]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_check_sees_the_interface(built_site):
+    """Non-vacuous: the strings compared include the heading anchors' titles and the palette toggles."""
+    spanish = interface_strings((built_site / "es" / "glossary" / "index.html").read_text(encoding="utf-8"))
+    english = interface_strings((built_site / "glossary" / "index.html").read_text(encoding="utf-8"))
+    assert {"Permanent link", "Switch to dark mode", "Copy to clipboard"} <= english
+    assert {"Enlace permanente", "Cambiar al modo oscuro", "Copiar al portapapeles"} <= spanish
