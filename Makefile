@@ -39,8 +39,9 @@ bench: setup
 	$(PY) -m engine.bench
 
 # On a machine with an NVIDIA GPU and a CUDA build of torch (no venv needed there).
+# `make record ARGS=--all` re-records every recording; ARGS also takes --only TEXT, --jobs N, --dry-run.
 record:
-	$(PYTHON) -m engine.record
+	$(PYTHON) -m engine.record $(ARGS)
 
 clean:
 	rm -rf site .cache artifacts

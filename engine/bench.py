@@ -1,13 +1,17 @@
 """`make bench`: build times and snippet executions, on a copy of the project.
 
 Measures a cold build of both languages with empty caches, a rebuild with nothing changed, a rebuild
-after a prose edit, and how long a prose edit and a snippet edit take to show under `mkdocs serve --dirty`.
+after a prose edit, and how long a prose edit and a snippet edit take to show under `mkdocs serve --dirty`;
+then where the cold build's time went: the slowest snippet calls, the totals of each kind of call, and
+the time spent outside snippets (MkDocs, both language passes, the search split, notebooks).
+Every figure comes with the CPU time it took (user + system, children included) and the load average.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import socket
 import subprocess
@@ -16,6 +20,8 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+
+from engine.execute import jobs
 
 ROOT = Path(__file__).resolve().parent.parent
 COPIED = ("mkdocs.yml", "docs", "snippets", "engine")
@@ -39,14 +45,34 @@ def environment() -> dict[str, str]:
     return env
 
 
-def timed_build(project: Path) -> tuple[float, int]:
-    """(seconds, snippet calls executed) for one strict build."""
-    start = time.perf_counter()
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed_build(project: Path) -> tuple[float, float, int, dict]:
+    """(seconds, CPU seconds, snippet calls executed, the build's own statistics) for one strict build."""
+    start, cpu = time.perf_counter(), cpu_seconds()
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q"], cwd=project,
                    env=environment(), check=True)
-    seconds = time.perf_counter() - start
-    executed = json.loads((project / ".cache" / "last-build.json").read_text())["executed"]
-    return seconds, len(executed)
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
+    stats = json.loads((project / ".cache" / "last-build.json").read_text())
+    return seconds, cpu, len(stats["executed"]), stats
+
+
+def breakdown(seconds: float, stats: dict, slowest: int = 15) -> list[str]:
+    """Where a build's time went: its slowest calls, the totals of each kind, the time outside snippets."""
+    timings = sorted(stats["timings"].items(), key=lambda item: -item[1]["seconds"])
+    lines = [f"{'the ' + str(min(slowest, len(timings))) + ' slowest snippet calls':58} {'seconds':>8}  kind"]
+    lines += [f"  {name:56} {t['seconds']:8.1f}  {t['kind']}" for name, t in timings[:slowest]]
+    lines.append(f"{'snippet calls, by kind':58} {'seconds':>8}  calls")
+    for kind in ("in-process", "isolated", "multi-process"):
+        of_kind = [t["seconds"] for _, t in timings if t["kind"] == kind]
+        lines.append(f"  {kind:56} {sum(of_kind):8.1f}  {len(of_kind)}")
+    running = stats["prefetch_seconds"]
+    lines.append(f"  {'all of them, side by side (wall clock)':56} {running:8.1f}")
+    lines.append(f"{'outside snippets (MkDocs, both languages, search, notebooks)':58} {seconds - running:8.1f}")
+    return lines
 
 
 def edit_prose(project: Path, marker: str) -> None:
@@ -109,16 +135,18 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="nmb-bench-") as tmp:
         project = Path(tmp)
         copy_project(project)
-        rows = [("cold build, empty caches", *timed_build(project)),
-                ("rebuild, nothing changed", *timed_build(project))]
+        rows = [("cold build, empty caches", *timed_build(project), os.getloadavg()[0]),
+                ("rebuild, nothing changed", *timed_build(project), os.getloadavg()[0])]
         edit_prose(project, "A prose edit.")
-        rows.append(("rebuild after a prose edit", *timed_build(project)))
+        rows.append(("rebuild after a prose edit", *timed_build(project), os.getloadavg()[0]))
         latencies = serve_latencies(project)
-    print(f"{'build (both languages)':32} {'seconds':>8} {'snippets executed':>18}")
-    for name, seconds, executed in rows:
-        print(f"{name:32} {seconds:8.1f} {executed:18d}")
+    print(f"{'build (both languages)':32} {'seconds':>8} {'CPU s':>8} {'snippets executed':>18} {'load':>6}")
+    for name, seconds, cpu, executed, _, load in rows:
+        print(f"{name:32} {seconds:8.1f} {cpu:8.1f} {executed:18d} {load:6.2f}")
     for name, seconds in latencies.items():
         print(f"{'mkdocs serve: ' + name + ' shown':32} {seconds:8.1f}")
+    print(f"\ncold build on {os.cpu_count()} core(s), {jobs()} call(s) at a time:")
+    print("\n".join(breakdown(rows[0][1], rows[0][4])))
 
 
 if __name__ == "__main__":

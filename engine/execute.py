@@ -5,17 +5,22 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import platform
 import time
+import traceback
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from engine.runner import Result, mask_addresses, run_in_process, run_in_subprocess
-from engine.sources import declarations, module_name, source_hash
+from engine import atomic
+from engine.progress import Progress
+from engine.runner import ForkServer, Result, mask_addresses, run_in_process, run_in_subprocess
+from engine.sources import SnippetError, declarations, measures_time, module_name, source_hash, starts_processes
 
 log = logging.getLogger("mkdocs.engine")
 CACHE_SCHEMA = "2"  # bump when what is stored for a run changes
+JOBS_ENV = "NMB_JOBS"
 
 
 def package_version(name: str) -> str:
@@ -35,6 +40,33 @@ def build_environment() -> dict[str, str]:
     }
 
 
+class Queue:
+    """Isolated calls in the order they are taken, except that two calls that start processes of their
+    own (distributed ranks: they fill the cores by themselves) never run at the same time."""
+
+    def __init__(self, calls: list[tuple[Path, str]], multi_process):
+        self.calls, self.multi_process = list(calls), multi_process
+        self.running_multi = False
+
+    def take(self) -> tuple[Path, str] | None:
+        """The next call that may start now, or None."""
+        for call in self.calls:
+            if not (self.running_multi and self.multi_process(call)):
+                self.calls.remove(call)
+                self.running_multi |= self.multi_process(call)
+                return call
+        return None
+
+    def done(self, call: tuple[Path, str]) -> None:
+        if self.multi_process(call):
+            self.running_multi = False
+
+
+def jobs() -> int:
+    """How many snippet calls run side by side: NMB_JOBS, else one per core (at most 4)."""
+    return max(1, int(os.environ.get(JOBS_ENV) or min(4, os.cpu_count() or 1)))
+
+
 @dataclass
 class Executor:
     """Executes snippet calls for one project root, caching results on disk."""
@@ -43,6 +75,7 @@ class Executor:
     cache_dir: Path
     memory: dict[str, Result] = field(default_factory=dict)
     executed: list[str] = field(default_factory=list)
+    timings: dict[str, dict] = field(default_factory=dict)  # call -> {"seconds", "kind"} of each execution
     environment: dict[str, str] = field(default_factory=build_environment)
 
     def key(self, path: Path, call: str) -> str:
@@ -50,30 +83,137 @@ class Executor:
                  repr(declarations(path)), json.dumps(self.environment, sort_keys=True)]
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:24]
 
-    def run(self, path: Path, call: str) -> Result:
-        """The result of `call()` in the snippet at `path`, executing only on a cache miss."""
+    def name(self, path: Path, call: str) -> str:
+        return f"{module_name(self.root, path)}.{call}"
+
+    def cached(self, path: Path, call: str) -> Result | None:
+        """The result from memory or disk, or None; an entry that cannot be read is a miss, said in one line."""
         key = self.key(path, call)
         if key in self.memory:
             return self.memory[key]
         stored = self.cache_dir / f"{key}.json"
-        if stored.is_file():
-            result = Result(json.loads(stored.read_text(encoding="utf-8"))["output"])
-        else:
-            result = self._execute(path, call)
-            if result.ok:
-                self.cache_dir.mkdir(parents=True, exist_ok=True)
-                stored.write_text(json.dumps({"output": result.output}), encoding="utf-8")
+        if not stored.is_file():
+            return None
+        try:
+            output = json.loads(stored.read_text(encoding="utf-8"))["output"]
+            if not isinstance(output, str):
+                raise TypeError(f"output is {type(output).__name__}, not str")
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as error:
+            log.info("engine: cache entry %s of %s() unreadable (%s): running it again",
+                     stored.name, self.name(path, call), error)
+            return None
+        self.memory[key] = Result(output)
+        return self.memory[key]
+
+    def run(self, path: Path, call: str, runner=None) -> Result:
+        """The result of `call()` in the snippet at `path`, executing only on a cache miss."""
+        result = self.cached(path, call)
+        return self._compute(path, call) if result is None else result
+
+    def _compute(self, path: Path, call: str, runner=None, started: float | None = None) -> Result:
+        """Execute the call and keep its result: in memory, and on disk when it succeeded."""
+        result = self._execute(path, call, runner, started)
+        key = self.key(path, call)
+        if result.ok:
+            atomic.write_text(self.cache_dir / f"{key}.json", json.dumps({"output": result.output}))
         self.memory[key] = result
         return result
 
-    def _execute(self, path: Path, call: str) -> Result:
+    def prefetch(self, calls: list[tuple[Path, str]], expected: dict[str, float] | None = None) -> None:
+        """Execute every call not cached yet, before any page renders, `jobs()` at a time: in-process calls
+        one after another in this process, isolated ones meanwhile in children of fork servers, never two
+        multi-process ones at once (Queue). This process starts no thread: an in-process call (a profiler,
+        say) sees only itself. A call that reads a clock runs last, with nothing beside it. Failures are
+        kept in memory for the page that shows the call to report."""
+        todo = [c for c in dict.fromkeys(calls) if self._missing(*c)]
+        if not todo:
+            return
+        alone = [c for c in todo if measures_time(self.root, c[0])]
+        in_process = [c for c in todo if c not in alone and not declarations(c[0]).isolate]
+        isolated = Queue(sorted((c for c in todo if c not in alone and c not in in_process),
+                                key=lambda c: -declarations(c[0]).timeout),  # the likely longest first
+                         lambda c: starts_processes(self.root, c[0]))
+        workers = jobs()
+        servers: list[ForkServer] = []
+        progress = Progress(len(todo), workers, expected or {})
+        progress.queue([self.name(*c) for c in in_process + isolated.calls + alone])
+        try:
+            self._side_by_side(in_process, isolated, workers, servers, progress)
+            for path, call in alone:
+                progress.start(self.name(path, call))
+                if declarations(path).isolate:
+                    server = self._idle_server(servers, {})
+                    server.submit(module_name(self.root, path), call, declarations(path).timeout)
+                    self._collect(server, path, call)
+                else:
+                    self._compute(path, call, self._in_process)
+                progress.finish(self.name(path, call))
+        finally:
+            progress.close()
+            for server in servers:
+                server.close()
+
+    def _side_by_side(self, in_process: list, isolated: Queue, workers: int, servers: list[ForkServer],
+                      progress: Progress) -> None:
+        """While in-process calls run here, up to `workers - 1` isolated ones run in fork servers'
+        children; once those are done, up to `workers` of them."""
+        busy: dict[ForkServer, tuple[Path, str]] = {}
+        in_process = list(in_process)
+        while in_process or isolated.calls or busy:
+            while len(busy) < workers - (1 if in_process else 0) and (taken := isolated.take()) is not None:
+                server = self._idle_server(servers, busy)
+                progress.start(self.name(*taken))
+                server.submit(module_name(self.root, taken[0]), taken[1], declarations(taken[0]).timeout)
+                busy[server] = taken
+            if in_process:
+                path, call = in_process.pop(0)
+                progress.start(self.name(path, call))
+                self._compute(path, call, self._in_process)
+                progress.finish(self.name(path, call))
+            for server in ForkServer.finished(list(busy), wait=not in_process):
+                path, call = busy.pop(server)
+                self._collect(server, path, call)
+                isolated.done((path, call))
+                progress.finish(self.name(path, call))
+
+    def _idle_server(self, servers: list[ForkServer], busy: dict) -> ForkServer:
+        for server in servers:
+            if server not in busy:
+                return server
+        servers.append(ForkServer(self.root))
+        return servers[-1]
+
+    def _collect(self, server: ForkServer, path: Path, call: str) -> None:
+        """Keep the result of the call `server` ran (see _compute)."""
+        self._compute(path, call, lambda module, call_, timeout: server.result(), server.started)
+
+    def _missing(self, path: Path, call: str) -> bool:
+        try:
+            return self.cached(path, call) is None
+        except SnippetError:
+            return False  # the page that shows the call reports it
+
+    def _in_process(self, module: str, call: str, timeout: float) -> Result:
+        return run_in_process(self.root, module, call, timeout)
+
+    def _fresh(self, module: str, call: str, timeout: float) -> Result:
+        return run_in_subprocess(self.root, module, call, timeout)
+
+    def _execute(self, path: Path, call: str, runner=None, started: float | None = None) -> Result:
         settings = declarations(path)
         module = module_name(self.root, path)
-        start = time.perf_counter()
-        runner = run_in_subprocess if settings.isolate else run_in_process
-        result = runner(self.root, module, call, settings.timeout)
+        start = time.perf_counter() if started is None else started
+        if runner is None:
+            runner = self._fresh if settings.isolate else self._in_process
+        try:
+            result = runner(module, call, settings.timeout)
+        except Exception:  # noqa: BLE001 - the page that shows the call reports it
+            result = Result("", f"engine error while running {module}.{call}():\n{traceback.format_exc()}")
         result.output = mask_addresses(result.output)
+        seconds = time.perf_counter() - start
+        kind = ("multi-process" if starts_processes(self.root, path) else
+                "isolated" if settings.isolate else "in-process")
         self.executed.append(f"{module}.{call}")
-        log.info("engine: ran %s.%s() in %.1f s%s", module, call, time.perf_counter() - start,
-                 "" if result.ok else " (failed)")
+        self.timings[f"{module}.{call}"] = {"seconds": round(seconds, 2), "kind": kind}
+        log.info("engine: ran %s.%s() in %.1f s%s", module, call, seconds, "" if result.ok else " (failed)")
         return result

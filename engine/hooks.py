@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import sys
+import time
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -21,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the engine package itself, wherever the config lives
     sys.path.insert(0, str(ROOT))
 
-from engine import interface, notebooks, pages, render, search_split, translations  # noqa: E402
+from engine import atomic, interface, notebooks, pages, render, search_split, translations  # noqa: E402
 from engine.execute import Executor  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
 from engine.sources import SnippetError  # noqa: E402
@@ -68,6 +69,26 @@ def on_config(config):
         pages.activate(pages.Site(Executor(root, root / ".cache" / "snippets")))
     builtins.snippet = pages.snippet
     return config
+
+
+def on_pre_build(config):
+    """Every snippet call of the site (both languages) not cached yet runs now, side by side where
+    that is safe (Executor.prefetch), so that pages render from the cache."""
+    site = pages.current()
+    start = time.perf_counter()
+    site.executor.prefetch(pages.site_calls(site.root, Path(config.docs_dir)), _read_json(_timings_file(site.root)))
+    _state["prefetch_seconds"] = _state.get("prefetch_seconds", 0.0) + time.perf_counter() - start
+
+
+def _timings_file(root: Path) -> Path:
+    return root / ".cache" / "timings.json"
+
+
+def _read_json(file: Path) -> dict:
+    try:
+        return json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
 
 
 def _lang(config) -> str:
@@ -125,8 +146,11 @@ def on_post_build(config):
     site = pages.current()
     search_split.split_by_language(Path(config.site_dir), config)
     notebooks.write_all(config, site)
-    executed = site.executor.executed
-    log.info("engine: %d snippet call(s) executed in this process so far", len(executed))
-    stats = Path(config.config_file_path).parent / ".cache" / "last-build.json"
-    stats.parent.mkdir(parents=True, exist_ok=True)
-    stats.write_text(json.dumps({"executed": executed}), encoding="utf-8")
+    executor = site.executor
+    log.info("engine: %d snippet call(s) executed in this process so far", len(executor.executed))
+    root = Path(config.config_file_path).parent
+    seconds = {name: timing["seconds"] for name, timing in executor.timings.items()}
+    atomic.write_text(_timings_file(root), json.dumps({**_read_json(_timings_file(root)), **seconds}, indent=0))
+    atomic.write_text(root / ".cache" / "last-build.json", json.dumps(
+        {"executed": executor.executed, "timings": executor.timings,
+         "prefetch_seconds": round(_state.get("prefetch_seconds", 0.0), 2)}))

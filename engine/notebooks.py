@@ -35,7 +35,7 @@ TEXT = {
                   "course's repository (they import its `snippets` and `engine` packages), and edit the snippet "
                   "files there to experiment."),
         "setup": "Every call on the page ran right after seeding `random`, NumPy and torch with 0; so do the cells below.",
-        "isolate": "The build ran this call in a fresh Python process (`python -m engine.child`), and so does the cell below.",
+        "isolate": "The build ran this call in a Python process of its own (`engine.child`), and so does the cell below.",
         "gpu": "This call needs an NVIDIA GPU: the output below was recorded on one.",
         "gpu_also": "The same call, recorded on an NVIDIA GPU:",
     },
@@ -46,7 +46,7 @@ TEXT = {
                   "arranca Jupyter en la raíz de un clon del repositorio del curso (importan sus paquetes "
                   "`snippets` y `engine`) y edita allí los archivos de snippet para experimentar."),
         "setup": "Cada llamada de la página se ejecutó justo después de fijar la semilla 0 en `random`, NumPy y torch; las celdas de abajo hacen lo mismo.",
-        "isolate": "La compilación ejecutó esta llamada en un proceso de Python nuevo (`python -m engine.child`), y la celda de abajo también.",
+        "isolate": "La compilación ejecutó esta llamada en un proceso de Python propio (`engine.child`), y la celda de abajo también.",
         "gpu": "Esta llamada necesita una GPU NVIDIA: la salida de abajo se grabó en una.",
         "gpu_also": "La misma llamada, grabada en una GPU NVIDIA:",
     },
@@ -168,7 +168,7 @@ def run_source(root: Path, include: Include) -> str | None:
         return None
     path = snippet_path(root, include.path)
     module = module_name(root, path)
-    if declarations(path).isolate:  # a fresh Python, as engine.runner.run_in_subprocess starts it
+    if declarations(path).isolate:  # a process of its own, as the build's (engine.runner)
         return f"!{{sys.executable}} -m engine.child {module} {include.call}"
     return f"from {module} import {include.call}\n\nseed_everything()\n{include.call}()"
 

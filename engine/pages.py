@@ -8,7 +8,7 @@ from pathlib import Path
 
 from engine import claims, recordings, render
 from engine.execute import Executor
-from engine.includes import Include, page_includes
+from engine.includes import Include, IncludeError, page_includes
 from engine.sources import (PACKAGE, SnippetError, declarations, part_source, snippet_path, source_hash,
                             uses_triton)
 
@@ -115,6 +115,22 @@ def page_signature(root: Path, markdown: str) -> str:
             recording = recordings.recording_path(root, path, include.call)
             digest.update(recording.read_bytes() if recording.is_file() else b"<none>")
     return digest.hexdigest()
+
+
+def site_calls(root: Path, docs: Path) -> list[tuple[Path, str]]:
+    """(snippet file, function) of every CPU output the pages under `docs` show, in page order; includes
+    that cannot be read are left to the page render to report."""
+    calls = []
+    for page in sorted(docs.rglob("*.md")):
+        try:
+            for include in page_includes(page.read_text(encoding="utf-8")):
+                if include.call and include.show in ("both", "output"):
+                    path = snippet_path(root, include.path)
+                    if "cpu" in declarations(path).devices:
+                        calls.append((path, include.call))
+        except (IncludeError, SnippetError):
+            continue
+    return list(dict.fromkeys(calls))
 
 
 _site: Site | None = None

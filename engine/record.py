@@ -1,7 +1,14 @@
 """Record on an NVIDIA GPU every CUDA snippet whose recording is missing or stale.
 
-Usage: python -m engine.record [--all] [--dry-run]
+Usage: python -m engine.record [--all] [--dry-run] [--only TEXT] [--jobs N]
 Needs only Python and a CUDA build of torch: no docs stack.
+
+A recording cannot be spoiled by the machine that makes it: a snippet that declares more GPUs than the
+machine has (`GPUS = 2`) is skipped, a recording made on more capable hardware (more GPUs, or more GPU
+memory) is never replaced by one made on less, and an output that shows the environment failing (a CUDA
+error, an invalid device ordinal, an out-of-memory, a rank that never started or never finished) is
+reported and not written. Independent recordings run side by side, one lane per GPU (two lanes sharing
+a single GPU); a call that reads a clock, or needs several GPUs, runs with nothing beside it.
 """
 
 from __future__ import annotations
@@ -10,15 +17,26 @@ import argparse
 import datetime
 import os
 import platform
+import re
 import sys
+import threading
+import time
+from collections import deque
 from pathlib import Path
 
 from engine import claims, recordings
 from engine.includes import page_includes
 from engine.runner import child_env, mask_addresses, run_in_subprocess
-from engine.sources import declarations, module_name, snippet_path
+from engine.sources import declarations, measures_time, module_name, snippet_path
 
 ROOT = Path(__file__).resolve().parent.parent
+# What an output shows when the machine, not the snippet, failed.
+ENVIRONMENT_FAILURES = re.compile(
+    r"CUDA error|invalid device ordinal|out of memory|OutOfMemoryError|NCCL error|ncclInternalError"
+    r"|ncclSystemError|ncclUnhandledCudaError|CUBLAS_STATUS_(?!SUCCESS)|cudaError|device-side assert"
+    r"|no kernel image|no CUDA GPUs are available|never started|did not start|did not finish",
+    re.IGNORECASE)
+MEMORY_TOLERANCE = 0.95  # two boards of one model report slightly different totals
 
 
 def cuda_calls(root: Path) -> list[tuple[Path, str]]:
@@ -44,6 +62,7 @@ def provenance() -> dict[str, str]:
     return {
         "gpu": torch.cuda.get_device_name(0),
         "gpu_count": str(torch.cuda.device_count()),
+        "gpu_memory_gib": f"{torch.cuda.get_device_properties(0).total_memory / 2**30:.1f}",
         "torch": torch.__version__,
         "triton": triton_version,
         "cuda": str(torch.version.cuda),
@@ -52,15 +71,107 @@ def provenance() -> dict[str, str]:
     }
 
 
+def lacking(needed_gpus: int, machine: dict[str, str], recorded: dict[str, str] | None) -> str | None:
+    """Why this machine must not record the call, or None: it has fewer GPUs than the snippet declares
+    (GPUs beyond those, which the call never uses, do not count), or less memory per GPU than the
+    machine that made the current recording."""
+    gpus = int(machine["gpu_count"])
+    if gpus < needed_gpus:
+        return f"needs {needed_gpus} GPUs (GPUS = {needed_gpus}), this machine has {gpus}"
+    if recorded is None:
+        return None
+    memory, memory_before = machine.get("gpu_memory_gib"), recorded.get("gpu_memory_gib")
+    if memory and memory_before and float(memory) < MEMORY_TOLERANCE * float(memory_before):
+        return (f"the recording was made on {recorded['gpu']} with {memory_before} GiB per GPU, "
+                f"this machine's {machine['gpu']} has {memory} GiB")
+    return None
+
+
+def environment_failure(output: str) -> str | None:
+    """The first line of an output that shows the environment failing, or None."""
+    for line in output.splitlines():
+        if ENVIRONMENT_FAILURES.search(line):
+            return line.strip()
+    return None
+
+
+def verdict(path: Path, call: str, output: str, ok: bool, error: str | None, info: dict[str, str]) -> str | None:
+    """None when the output may be written; otherwise the report of why not."""
+    failure = environment_failure(output + "\n" + (error or ""))
+    if failure:
+        return (f"NOT RECORDED: the output shows the environment failing ({failure})"
+                f"\n--- output ---\n{output}{error or ''}")
+    if not ok:
+        return f"FAILED\n{output}\n{error}"
+    false = claims.check(path, call, claims.Output(output, "cuda", info))
+    if false:
+        return "NOT RECORDED: its output breaks what the pages say\n" + "\n".join(false) + f"\n--- output ---\n{output}"
+    return None
+
+
+class Recorder:
+    """Runs the calls in lanes and writes the recordings that pass every check."""
+
+    def __init__(self, root: Path, info: dict[str, str], lanes: int):
+        self.root, self.info, self.lanes = root, info, lanes
+        self.failed = 0
+        self._print_lock = threading.Lock()
+
+    def say(self, text: str) -> None:
+        with self._print_lock:
+            print(text, flush=True)
+
+    def record(self, path: Path, call: str, env: dict[str, str]) -> None:
+        name = f"{module_name(self.root, path)}.{call}()"
+        start = time.monotonic()
+        result = run_in_subprocess(self.root, module_name(self.root, path), call, declarations(path).timeout * 3, env)
+        output = mask_addresses(result.output)
+        report = verdict(path, call, output, result.ok, result.error, self.info)
+        seconds = time.monotonic() - start
+        if report is None:
+            recordings.save(self.root, path, call, output, self.info)
+            self.say(f"recorded {name} in {seconds:.0f} s")
+        else:
+            self.failed += 1
+            self.say(f"{name} ({seconds:.0f} s): {report}")
+
+    def run(self, calls: list[tuple[Path, str]], env: dict[str, str]) -> None:
+        """Calls that share: `lanes` at a time, each lane on one GPU (round robin); then each call
+        that reads a clock or needs several GPUs, alone, with every GPU visible."""
+        alone = [c for c in calls if measures_time(self.root, c[0]) or declarations(c[0]).gpus > 1]
+        shared = deque(c for c in calls if c not in alone)
+        gpus = int(self.info["gpu_count"])
+
+        def lane(index: int) -> None:
+            lane_env = dict(env, CUDA_VISIBLE_DEVICES=str(index % gpus)) if gpus > 1 else env
+            while True:
+                try:
+                    path, call = shared.popleft()
+                except IndexError:
+                    return
+                self.record(path, call, lane_env)
+
+        threads = [threading.Thread(target=lane, args=(i,)) for i in range(max(1, min(self.lanes, len(shared))))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        for path, call in alone:
+            self.record(path, call, env)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--all", action="store_true", help="re-record current recordings too")
     parser.add_argument("--dry-run", action="store_true", help="list what would be recorded")
     parser.add_argument("--only", default="", help="record only modules whose name contains this")
+    parser.add_argument("--jobs", type=int, default=0, help="lanes of calls side by side (default: one per "
+                                                             "GPU, two on a single GPU)")
     args = parser.parse_args(argv)
+    started = time.monotonic()
     todo = [(p, c) for p, c in cuda_calls(ROOT)
             if (args.all or recordings.stale_reason(ROOT, p, c)) and args.only in module_name(ROOT, p)]
-    print(f"{len(todo)} recording(s) to make")
+    print(f"{len(todo)} recording(s) to make", flush=True)
     if args.dry_run or not todo:
         for path, call in todo:
             print(f"  {module_name(ROOT, path)}.{call}()")
@@ -70,26 +181,23 @@ def main(argv: list[str] | None = None) -> int:
     if not torch.cuda.is_available():
         print("no CUDA device: run `make record` on a machine with an NVIDIA GPU", file=sys.stderr)
         return 2
+    info = provenance()
+    allowed = []
+    for path, call in todo:
+        recorded = recordings.load(ROOT, path, call)
+        reason = lacking(declarations(path).gpus, info, recorded.provenance if recorded else None)
+        if reason:
+            print(f"skipped {module_name(ROOT, path)}.{call}(): {reason}; its recording is left as it is", flush=True)
+        else:
+            allowed.append((path, call))
     env = child_env(ROOT)
     env.pop("TRITON_INTERPRET", None)
-    info = provenance()
-    failed = 0
-    for path, call in todo:
-        name = f"{module_name(ROOT, path)}.{call}()"
-        result = run_in_subprocess(ROOT, module_name(ROOT, path), call, declarations(path).timeout * 3, env)
-        output = mask_addresses(result.output)
-        false = claims.check(path, call, claims.Output(output, "cuda", info)) if result.ok else []
-        if result.ok and not false:
-            recordings.save(ROOT, path, call, output, info)
-            print(f"recorded {name}", flush=True)
-        elif false:
-            failed += 1
-            print(f"NOT RECORDED {name}: its output breaks what the pages say\n" + "\n".join(false)
-                  + f"\n--- output ---\n{output}", flush=True)
-        else:
-            failed += 1
-            print(f"FAILED {name}\n{result.output}\n{result.error}", flush=True)
-    return 1 if failed else 0
+    gpus = int(info["gpu_count"])
+    recorder = Recorder(ROOT, info, args.jobs or (gpus if gpus > 1 else 2))
+    recorder.run(allowed, env)
+    print(f"{len(allowed) - recorder.failed} recorded, {recorder.failed} not, {len(todo) - len(allowed)} skipped, "
+          f"in {time.monotonic() - started:.0f} s on {gpus} x {info['gpu']}", flush=True)
+    return 1 if recorder.failed else 0
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine import atomic
 from engine.sources import PACKAGE, SnippetError, declarations, module_name, source_hash
 
 log = logging.getLogger("mkdocs.engine")
@@ -78,7 +79,6 @@ def current(root: Path, path: Path, call: str) -> Recording | None:
 
 def save(root: Path, path: Path, call: str, output: str, provenance: dict[str, str]) -> Path:
     file = recording_path(root, path, call)
-    file.parent.mkdir(parents=True, exist_ok=True)
     data = {
         "snippet": str(path.relative_to(root.resolve())),
         "call": call,
@@ -86,5 +86,5 @@ def save(root: Path, path: Path, call: str, output: str, provenance: dict[str, s
         "provenance": provenance,
         "output": output,
     }
-    file.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    atomic.write_text(file, json.dumps(data, indent=1, ensure_ascii=False) + "\n")  # whole or not at all
     return file

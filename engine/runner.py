@@ -6,12 +6,18 @@ import contextlib
 import hashlib
 import importlib
 import io
+import json
+import locale
 import os
 import re
+import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,14 +175,84 @@ def run_in_subprocess(root: Path, module: str, call: str, timeout: float, env: d
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         output, _ = process.communicate()
-        return Result(output, f"timed out after {timeout:g} s: {module}.{call}() (process group killed)")
+        return child_result(output, "timeout", module, call, timeout)
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)  # nothing the snippet started outlives it
-    if process.returncode != 0:
+    return child_result(output, process.returncode, module, call, timeout)
+
+
+def child_result(output: str, status: int | str, module: str, call: str, timeout: float) -> Result:
+    """The Result of a child run, from what it wrote and its exit status (or "timeout")."""
+    if status == "timeout":
+        return Result(output, f"timed out after {timeout:g} s: {module}.{call}() (process group killed)")
+    if status != 0:
         output, _, trace = output.partition(CHILD_ERROR_MARK)
-        return Result(output, trace or f"child exited with status {process.returncode}")
+        return Result(output, trace or f"child exited with status {status}")
     return Result(output)
+
+
+class ForkServer:
+    """An `engine.forkserver` process running one call at a time: `submit` starts it and returns at
+    once, `result` waits for it; the call runs as `run_in_subprocess` would run it, without importing
+    torch again (and in a fresh interpreter, `submit` waiting for it, where the server says forking
+    is not safe)."""
+
+    def __init__(self, root: Path, env: dict[str, str] | None = None):
+        self.root, self.env = root, env or child_env(root)
+        self.process = subprocess.Popen([sys.executable, "-m", "engine.forkserver"], cwd=root, env=self.env,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                        start_new_session=True)
+        try:
+            self.forks = json.loads(self.process.stdout.readline())["fork"] is True
+        except (ValueError, KeyError, TypeError):  # it died, or wrote something else first
+            self.forks = False
+        self.call: tuple[str, str, float] | None = None
+        self.started = 0.0
+        self._folder: str | None = None
+        self._done: Result | None = None
+
+    def submit(self, module: str, call: str, timeout: float) -> None:
+        self.call, self.started = (module, call, timeout), time.perf_counter()
+        if not self.forks:
+            self._done = run_in_subprocess(self.root, module, call, timeout, self.env)
+            return
+        self._folder = tempfile.mkdtemp(prefix="nmb-call-")
+        request = {"module": module, "call": call, "output": str(Path(self._folder) / "output.txt"),
+                   "timeout": timeout}
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+
+    def result(self) -> Result:
+        """What the submitted call printed, and how it ended."""
+        if self._done is not None:
+            done, self._done = self._done, None
+            return done
+        module, call, timeout = self.call
+        try:
+            reply = self.process.stdout.readline()
+            if not reply:
+                raise RuntimeError(f"the fork server died while running {module}.{call}()")
+            file = Path(self._folder) / "output.txt"
+            # read as `text=True` reads a pipe: the locale's encoding, universal newlines
+            output = file.read_text(encoding=locale.getpreferredencoding(False)) if file.exists() else ""
+            return child_result(output, json.loads(reply)["status"], module, call, timeout)
+        finally:
+            shutil.rmtree(self._folder, ignore_errors=True)
+
+    @staticmethod
+    def finished(servers: list[ForkServer], wait: bool) -> list[ForkServer]:
+        """The servers whose call has ended; with `wait`, block until at least one has (if any runs)."""
+        done = [s for s in servers if s._done is not None]
+        running = {s.process.stdout: s for s in servers if s._done is None}
+        if not running:
+            return done
+        readable, _, _ = select.select(list(running), [], [], 0 if done or not wait else None)
+        return done + [running[r] for r in readable]
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
 
 
 CHILD_ERROR_MARK = "\n=== snippet failed ===\n"

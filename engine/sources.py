@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -25,6 +25,11 @@ class Declarations:
     isolate: bool = False
     timeout: float = 120.0
     inputs: tuple[str, ...] = ()  # data files or folders (relative to snippets/) the output depends on
+    gpus: int = field(default=1, repr=False)  # GPUs a recording needs: not part of any output or cache key
+
+
+DECLARED = {"DEVICES", "ISOLATE", "TIMEOUT", "INPUTS", "GPUS"}
+HARDWARE = "GPUS"  # what a recording needs, not what it prints: left out of the source hash
 
 
 def snippet_path(root: Path, rel: str) -> Path:
@@ -64,12 +69,12 @@ def parse(path: Path) -> ast.Module:
 
 
 def declarations(path: Path) -> Declarations:
-    """The DEVICES, ISOLATE, TIMEOUT and INPUTS constants assigned at module level."""
+    """The DEVICES, ISOLATE, TIMEOUT, INPUTS and GPUS constants assigned at module level."""
     found = {}
     for node in parse(path).body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
             target = node.targets[0]
-            if isinstance(target, ast.Name) and target.id in {"DEVICES", "ISOLATE", "TIMEOUT", "INPUTS"}:
+            if isinstance(target, ast.Name) and target.id in DECLARED:
                 found[target.id.lower()] = ast.literal_eval(node.value)
     for name in ("devices", "inputs"):
         if name in found:
@@ -120,15 +125,54 @@ def closure(root: Path, path: Path) -> list[Path]:
     return sorted(seen)
 
 
-def uses_triton(root: Path, path: Path) -> bool:
-    """Whether the snippet or a project module it imports imports triton (run by its interpreter on CPU)."""
+def _names_used(path: Path) -> frozenset[str]:
+    """Every module a file imports (any package) and every attribute name it reads."""
+    return _names_used_at(path, path.stat().st_mtime_ns)
+
+
+@lru_cache(maxsize=4096)
+def _names_used_at(path: Path, mtime_ns: int) -> frozenset[str]:
+    names = set()
+    for node in ast.walk(parse(path)):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            names.add(node.module or "")
+            names.update(f"{node.module}.{a.name}" for a in node.names)
+        elif isinstance(node, ast.Attribute):
+            names.add("." + node.attr)
+    return frozenset(names)
+
+
+def uses_any(root: Path, path: Path, prefixes: tuple[str, ...]) -> bool:
+    """Whether the snippet or a project module it imports imports a module starting with one of
+    `prefixes` (a name `m` matches `m` and `m.*`), or reads an attribute named in it as `.attr`."""
     for module in closure(root, path):
-        for node in ast.walk(parse(module)):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            if any(n == "triton" or n.startswith("triton.") for n in names):
+        for name in _names_used(module):
+            if any(name == p or name.startswith(p + ".") for p in prefixes):
                 return True
     return False
+
+
+def uses_triton(root: Path, path: Path) -> bool:
+    """Whether the snippet or a project module it imports imports triton (run by its interpreter on CPU)."""
+    return uses_any(root, path, ("triton",))
+
+
+# Calls that time work run with nothing beside them; calls that start processes are "multi-process".
+CLOCKS = ("timeit", "torch.utils.benchmark", ".perf_counter", ".perf_counter_ns", ".process_time")
+PROCESSES = ("subprocess", "multiprocessing", "torch.multiprocessing", "torch.distributed")
+
+
+def measures_time(root: Path, path: Path) -> bool:
+    """Whether the output may depend on how fast the machine runs (the snippet reads a clock, or it
+    imports snippets.timing): another call beside it would skew it."""
+    reads_clock = any(n == c or n.startswith(c + ".") for n in _names_used(path) for c in CLOCKS)
+    return reads_clock or uses_any(root, path, (PACKAGE + ".timing",))
+
+
+def starts_processes(root: Path, path: Path) -> bool:
+    return uses_any(root, path, PROCESSES)
 
 
 def input_files(root: Path, path: Path, modules: list[Path] | None = None) -> list[Path]:
@@ -141,13 +185,29 @@ def input_files(root: Path, path: Path, modules: list[Path] | None = None) -> li
     return sorted(f.resolve() for f in files)
 
 
+def _hardware_lines(tree: ast.Module) -> list[ast.Assign]:
+    return [node for node in tree.body if isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name) and node.targets[0].id == HARDWARE]
+
+
 def _hashed_bytes(file: Path) -> bytes:
-    """What of a file an output depends on: a module without its claims, any other file whole."""
+    """What of a file an output depends on: a module without its claims and its GPUS declaration,
+    any other file whole."""
     if not file.exists():
         return b"<missing>"  # an input not there yet
-    if file.suffix != ".py" or not claim_nodes(parse(file)):
+    if file.suffix != ".py":
         return file.read_bytes()
-    return strip_claims(file.read_text(encoding="utf-8"), parse(file)).encode()
+    tree, hardware = parse(file), _hardware_lines(parse(file))
+    if not claim_nodes(tree) and not hardware:
+        return file.read_bytes()
+    text = file.read_text(encoding="utf-8")
+    if hardware:
+        lines = text.splitlines(keepends=True)
+        for node in reversed(hardware):
+            del lines[node.lineno - 1 : node.end_lineno]
+        text = "".join(lines)
+        tree = ast.parse(text, filename=str(file))
+    return strip_claims(text, tree).encode()
 
 
 def source_hash(root: Path, path: Path) -> str:

@@ -73,11 +73,11 @@ class Sandbox:
         if translate:
             (self.path / "docs" / f"{name}.es.md").write_text(f"# Página {{ #page }}\n\n{body}")
 
-    def build(self, strict: bool = True, timeout: float = 120) -> Build:
-        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    def build(self, strict: bool = True, timeout: float = 120, preexec_fn=None, env=None) -> Build:
+        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})}
         env.pop("NMB_PENDING_RECORDINGS", None)
         site = self.path / "site"
         cmd = [sys.executable, "-m", "mkdocs", "build", "-f", str(self.path / "mkdocs.yml"), "-d", str(site)]
         done = subprocess.run(cmd + (["--strict"] if strict else []), cwd=self.path, env=env,
-                              capture_output=True, text=True, timeout=timeout)
+                              capture_output=True, text=True, timeout=timeout, preexec_fn=preexec_fn)
         return Build(done.returncode, done.stdout + done.stderr, site)

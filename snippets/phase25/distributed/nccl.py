@@ -8,6 +8,7 @@ from snippets.phase25.distributed.compare import PATTERNS, compare_rank, format_
 from snippets.phase25.distributed.launch import RankFailed, run_ranks
 
 DEVICES = ("cuda",)
+GPUS = 2
 ISOLATE = True
 TIMEOUT = 300
 TIMED_STEPS = 20

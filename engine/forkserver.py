@@ -1,0 +1,94 @@
+"""Isolated snippet calls started from a Python that has already imported torch.
+
+`python -m engine.forkserver` imports torch (and NumPy, which torch imports), then serves one call at a
+time, read as a JSON line from stdin: it forks, and the fork runs the call exactly as `engine.child` does
+in a fresh interpreter, with stdout and stderr (every layer) written to the file the request names. The
+server replies with a JSON line: the exit status, or "timeout" when it killed the call's process group.
+The server never runs snippet code itself, so every fork starts from the same state: a fresh interpreter
+that has imported torch. It forks only when that is safe: no Python thread, and no native thread other
+than OpenBLAS's pool, which OpenBLAS stops around fork() itself; it says which on its first line, and
+the engine starts fresh interpreters instead when it is not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+TASKS = Path("/proc/self/task")
+
+
+def threads() -> int:
+    return len(list(TASKS.iterdir())) if TASKS.is_dir() else -1
+
+
+def preload() -> bool:
+    """Import what every isolated call imports first; whether forking this process is safe."""
+    before = threads()
+    import numpy  # noqa: F401 - its OpenBLAS pool is the one native pool allowed (fork-safe)
+
+    with_numpy = threads()
+    import torch  # noqa: F401
+
+    return before == 1 and threads() == with_numpy and threading.active_count() == 1
+
+
+def run_child(module: str, call: str, output: str) -> None:
+    """In the fork: become `python -m engine.child MODULE CALL` writing to `output`; never returns."""
+    status = 1
+    try:
+        os.setsid()
+        target = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(target, 1)
+        os.dup2(target, 2)
+        os.close(target)
+        os.close(null)
+        from engine import child
+
+        sys.argv = [child.__file__, module, call]
+        status = child.main([module, call])
+    finally:
+        os._exit(status)
+
+
+def wait(pid: int, timeout: float, parent: int) -> int | str:
+    """The fork's exit status, or "timeout"; its whole process group is killed either way."""
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return os.waitstatus_to_exitcode(status)
+            if time.monotonic() > deadline or os.getppid() != parent:
+                os.killpg(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return "timeout"
+            time.sleep(0.02)
+    finally:
+        try:
+            os.killpg(pid, signal.SIGKILL)  # nothing the snippet started outlives it
+        except ProcessLookupError:
+            pass
+
+
+def main() -> int:
+    parent = os.getppid()
+    print(json.dumps({"fork": preload()}), flush=True)
+    for line in sys.stdin:
+        request = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            run_child(request["module"], request["call"], request["output"])
+        print(json.dumps({"status": wait(pid, request["timeout"], parent)}), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

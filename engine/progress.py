@@ -1,0 +1,69 @@
+"""How far a build's snippet calls have got: a line rewritten in place on a terminal, at most one line
+a minute anywhere else (a CI log). Written as calls start and end: no thread of its own."""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+
+def duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    return f"{seconds // 60} min {seconds % 60:02d} s" if seconds >= 60 else f"{seconds} s"
+
+
+class Progress:
+    """Counts calls done of `total`; `expected` holds the seconds each call took last time, when known."""
+
+    def __init__(self, total: int, workers: int, expected: dict[str, float], stream: TextIO | None = None):
+        self.total, self.workers, self.expected = total, workers, expected
+        self.stream = stream or sys.stderr
+        self.terminal = self.stream.isatty()
+        self.period = 1.0 if self.terminal else 60.0
+        self.done: dict[str, float] = {}
+        self.running: dict[str, float] = {}
+        self.waiting: list[str] = []
+        self.started = self.last_line = time.monotonic()
+
+    def close(self) -> None:
+        if self.terminal:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+    def queue(self, names: list[str]) -> None:
+        self.waiting = list(names)
+
+    def start(self, name: str) -> None:
+        self.running[name] = time.monotonic()
+        if name in self.waiting:
+            self.waiting.remove(name)
+        self._show()
+
+    def finish(self, name: str) -> None:
+        self.done[name] = time.monotonic() - self.running.pop(name)
+        self._show()
+
+    def left(self) -> float:
+        """Seconds left: what the calls running and waiting took last time (else the mean so far), shared by the workers."""
+        now = time.monotonic()
+        mean = sum(self.done.values()) / len(self.done) if self.done else 10.0
+        running = sum(max(0.0, self.expected.get(n, mean) - (now - t)) for n, t in self.running.items())
+        waiting = sum(self.expected.get(n, mean) for n in self.waiting)
+        return (running + waiting) / self.workers
+
+    def line(self) -> str:
+        running = ", ".join(self.running) or "nothing"
+        return (f"engine: {len(self.done)} of {self.total} snippet call(s) done in "
+                f"{duration(time.monotonic() - self.started)}; running {running}; about {duration(self.left())} left")
+
+    def _show(self) -> None:
+        now = time.monotonic()
+        if self.terminal:
+            self.stream.write("\r\033[K" + self.line()[:160])
+        elif now - self.last_line >= self.period:
+            self.stream.write(self.line() + "\n")
+            self.last_line = now
+        else:
+            return
+        self.stream.flush()

@@ -1,0 +1,83 @@
+"""A cache that heals: entries are written whole or not at all, and one that cannot be read is a miss."""
+
+import json
+import resource
+import signal
+
+import pytest
+
+from tests.engine.sandbox import Sandbox, include
+
+BIG = "def main():\n    for i in range(1500):\n        print(str(i).rjust(1000, '.'))\n"
+
+
+@pytest.fixture
+def sandbox(tmp_path):
+    sandbox = Sandbox(tmp_path)
+    sandbox.snippet("big.py", BIG)
+    sandbox.page("index", include("big.py"))
+    return sandbox
+
+
+def executed(sandbox) -> list[str]:
+    return json.loads((sandbox.path / ".cache" / "last-build.json").read_text())["executed"]
+
+
+def entries(sandbox) -> list:
+    return sorted((sandbox.path / ".cache" / "snippets").glob("*.json"))
+
+
+# Loaded by the build's Python (sitecustomize): the moment it opens a file in the snippet cache for
+# writing, it is killed, as a build stopped by Ctrl-C, the OOM killer or a CI timeout would be.
+KILL_ON_WRITE = """
+import os, signal, sys
+
+def kill_on_write(event, args):
+    if event == "open" and isinstance(args[0], str) and "/.cache/snippets/" in args[0]:
+        mode, flags = args[1] or "", args[2] or 0
+        if "w" in mode or "a" in mode or flags & (os.O_WRONLY | os.O_RDWR):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+sys.addaudithook(kill_on_write)
+"""
+
+
+def test_build_killed_mid_write_leaves_no_entry_and_the_next_build_runs_the_call(sandbox, tmp_path_factory):
+    hook = tmp_path_factory.mktemp("hook")
+    (hook / "sitecustomize.py").write_text(KILL_ON_WRITE)
+    killed = sandbox.build(env={"PYTHONPATH": str(hook)})
+    assert killed.returncode == -signal.SIGKILL, killed.log
+    assert entries(sandbox) == []  # the file being written never took the entry's name
+    healed = sandbox.build()
+    assert healed.returncode == 0, healed.log
+    assert executed(sandbox) == ["snippets.big.main"]
+    assert "1499".rjust(1000, ".") in healed.page("en")
+
+
+def limit_file_size():
+    """In the build: a write past 1 MB fails (EFBIG), halfway through the 1.5 MB entry, as on a full disk."""
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+
+
+def test_full_disk_mid_write_fails_the_build_and_leaves_no_entry(sandbox):
+    full = sandbox.build(preexec_fn=limit_file_size)
+    assert full.returncode != 0 and "File too large" in full.log, full.log
+    assert list((sandbox.path / ".cache" / "snippets").iterdir()) == []  # nor a temporary file
+    healed = sandbox.build()
+    assert healed.returncode == 0, healed.log
+    assert executed(sandbox) == ["snippets.big.main"]
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty", "not an object", "not text"])
+def test_unreadable_entry_is_a_miss_said_in_one_line(sandbox, damage):
+    assert sandbox.build().returncode == 0
+    (entry,) = entries(sandbox)
+    text = entry.read_text()
+    entry.write_bytes({"truncated": text[: len(text) // 2].encode(), "empty": b"", "not an object": b"[1, 2]",
+                       "not text": b"\xff\xfe\x00"}[damage])
+    healed = sandbox.build()
+    assert healed.returncode == 0, healed.log
+    assert executed(sandbox) == ["snippets.big.main"]
+    lines = [line for line in healed.log.splitlines() if "cache entry" in line]
+    assert len(lines) == 1 and entry.name in lines[0] and "snippets.big.main()" in lines[0], healed.log
+    assert json.loads(entry.read_text())["output"] == json.loads(text)["output"]

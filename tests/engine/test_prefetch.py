@@ -1,0 +1,60 @@
+"""Calls run before pages render, side by side, and still never share process state."""
+
+import json
+
+from engine.progress import Progress
+from tests.engine.sandbox import Sandbox, include
+
+LEAKS = """
+import importlib, os, sys
+import torch
+ISOLATE = True
+def main():
+    print("seen:", os.environ.get("NMB_LEAK"), getattr(torch, "nmb_leak", None), "colorsys" in sys.modules)
+    os.environ["NMB_LEAK"] = "leaked"
+    torch.nmb_leak = "leaked"
+    importlib.import_module("colorsys")
+"""
+
+
+def test_isolated_calls_side_by_side_start_clean(tmp_path, monkeypatch):
+    sandbox = Sandbox(tmp_path)
+    names = [f"leak{i}.py" for i in range(4)]
+    for name in names:
+        sandbox.snippet(name, LEAKS)
+    sandbox.snippet("local.py", "def main():\n    print('in process')\n")
+    sandbox.page("index", "".join(include(n) for n in names) + include("local.py"))
+    build = sandbox.build(env={"NMB_JOBS": "2"})
+    assert build.returncode == 0, build.log
+    fresh = "seen: None None False"  # what a fresh `python -m engine.child` prints first
+    assert build.page("en").count(fresh) == 4 and build.page("es").count(fresh) == 4
+    stats = json.loads((tmp_path / ".cache" / "last-build.json").read_text())
+    assert sorted(stats["executed"]) == sorted([f"snippets.leak{i}.main" for i in range(4)] + ["snippets.local.main"])
+    assert {t["kind"] for t in stats["timings"].values()} == {"isolated", "in-process"}
+
+
+class Stream:
+    def __init__(self):
+        self.text = ""
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+
+def test_progress_line_counts_names_and_estimates():
+    stream = Stream()
+    progress = Progress(3, 2, {"a": 10.0, "b": 20.0, "c": 30.0}, stream)
+    progress.queue(["a", "b", "c"])
+    progress.start("a")
+    progress.finish("a")
+    progress.start("b")
+    line = progress.line()
+    assert line.startswith("engine: 1 of 3 snippet call(s) done in ") and "running b;" in line
+    assert "about 25 s left" in line  # (20 for b + 30 for c) / 2 workers
+    assert stream.text == ""  # not a terminal: only the once-a-minute ticker writes

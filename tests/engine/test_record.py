@@ -1,0 +1,89 @@
+"""`make record` refuses the wrong machine and the wrong output: checked without a GPU, on a sandbox
+project whose "CUDA" snippets only print, with the machine's description faked."""
+
+import json
+
+import pytest
+import torch
+
+from engine import record, recordings
+from tests.engine.sandbox import Sandbox, include
+
+ONE_H100 = {"gpu": "NVIDIA H100", "gpu_count": "1", "gpu_memory_gib": "79.2", "torch": "2.11", "triton": "3.6",
+            "cuda": "13.0", "python": "3.12", "date": "2026-11-24"}
+TWO_H200 = dict(ONE_H100, gpu="NVIDIA H200", gpu_count="2", gpu_memory_gib="139.8", date="2026-11-22")
+SNIPPETS = {
+    "fine.py": 'DEVICES = ("cuda",)\ndef main():\n    print("a kernel ran")\n',
+    "two_gpus.py": 'DEVICES = ("cuda",)\nGPUS = 2\ndef main():\n    print("both GPUs talked")\n',
+    "ordinal.py": 'DEVICES = ("cuda",)\ndef main():\n    print("DDP did not finish on NCCL: rank 1: CUDA error: invalid device ordinal")\n',
+    "oom.py": 'DEVICES = ("cuda",)\ndef main():\n    raise MemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")\n',
+    "big_memory.py": 'DEVICES = ("cuda",)\ndef main():\n    print("a large model fits")\n',
+}
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    sandbox = Sandbox(tmp_path)
+    for name, code in SNIPPETS.items():
+        sandbox.snippet(name, code)
+    sandbox.page("index", "".join(include(name) for name in SNIPPETS))
+    for name in ("two_gpus.py", "big_memory.py"):
+        path = tmp_path / "snippets" / name
+        recordings.save(tmp_path, path, "main", "made on two H200s\n", TWO_H200)
+    monkeypatch.setattr(record, "ROOT", tmp_path)
+    monkeypatch.setattr(record, "provenance", lambda: dict(ONE_H100))
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    return tmp_path
+
+
+def recorded(project, name):
+    file = project / "snippets" / "recordings" / f"{name}.main.json"
+    return json.loads(file.read_text()) if file.exists() else None
+
+
+def test_one_gpu_machine_records_only_what_it_may(project, capsys):
+    before = {name: recorded(project, name) for name in ("two_gpus", "big_memory")}
+    assert record.main(["--all"]) == 1  # two outputs refused
+    out = capsys.readouterr().out
+    assert "skipped snippets.two_gpus.main(): needs 2 GPUs (GPUS = 2), this machine has 1" in out
+    assert "skipped snippets.big_memory.main(): the recording was made on NVIDIA H200 with 139.8 GiB" in out
+    assert {name: recorded(project, name) for name in before} == before  # left as they were
+    assert "snippets.ordinal.main()" in out and "environment failing (DDP did not finish" in out
+    assert "snippets.oom.main()" in out and "CUDA out of memory" in out
+    assert recorded(project, "ordinal") is None and recorded(project, "oom") is None
+    assert recorded(project, "fine")["output"] == "a kernel ran\n"
+    assert recorded(project, "fine")["provenance"] == ONE_H100
+    assert "1 recorded, 2 not, 2 skipped" in out
+
+
+def test_two_gpu_machine_records_the_two_gpu_snippet(project, monkeypatch, capsys):
+    monkeypatch.setattr(record, "provenance", lambda: dict(TWO_H200))
+    assert record.main(["--all", "--only", "two_gpus"]) == 0
+    assert "recorded snippets.two_gpus.main()" in capsys.readouterr().out
+    assert recorded(project, "two_gpus")["output"] == "both GPUs talked\n"
+
+
+@pytest.mark.parametrize("line", [
+    "RuntimeError: CUDA error: invalid device ordinal",
+    "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB",
+    "torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1",
+    "rank 1 never started",
+    "PP GPipe did not finish on NCCL: rank 0: stuck in recv",
+    "RuntimeError: CUDA error: device-side assert triggered",
+])
+def test_environment_failures_are_recognised(line):
+    assert record.environment_failure(f"a first line\n{line}\nmore\n") == line
+
+
+def test_ordinary_outputs_are_not_failures():
+    for name in sorted((record.ROOT / "snippets" / "recordings").glob("*.json")):
+        assert record.environment_failure(json.loads(name.read_text())["output"]) is None, name
+
+
+def test_more_capable_recordings_are_kept():
+    assert record.lacking(2, ONE_H100, None) == "needs 2 GPUs (GPUS = 2), this machine has 1"
+    assert record.lacking(1, ONE_H100, TWO_H200).startswith("the recording was made on NVIDIA H200 with 139.8 GiB")
+    assert record.lacking(2, TWO_H200, dict(TWO_H200, gpu_count="4")) is None  # the call uses two of them
+    assert record.lacking(1, TWO_H200, ONE_H100) is None
+    assert record.lacking(1, ONE_H100, dict(ONE_H100, gpu_memory_gib="80.0")) is None  # within 5%
+    assert record.lacking(1, ONE_H100, {"gpu": "old", "gpu_count": "1"}) is None  # no memory recorded then
