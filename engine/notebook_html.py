@@ -64,7 +64,7 @@ def convert(notebook: str) -> str:
 
 def repair(converted: str) -> tuple[str, list[dict]]:
     """The notebook's HTML as a page of the site shows it, and its table-of-contents tokens."""
-    from bs4 import BeautifulSoup
+    from bs4 import BeautifulSoup, NavigableString
 
     soup = BeautifulSoup(converted, "html.parser")
     notebook = soup.select_one("div.jupyter-wrapper")  # what precedes and follows it: scripts and styles
@@ -85,6 +85,9 @@ def repair(converted: str) -> tuple[str, list[dict]]:
         anchor = heading.find("a", id=True)
         if anchor is not None:
             heading["id"] = anchor["id"]
+            before = anchor.previous_sibling
+            if isinstance(before, NavigableString):
+                before.replace_with(before.rstrip())  # the space that set the anchor apart
             anchor.decompose()
         for link in heading.select("a.anchor-link"):
             link.attrs = {"class": "headerlink", "href": f"#{heading['id']}", "title": "Permanent link"}
