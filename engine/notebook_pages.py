@@ -5,7 +5,7 @@ mkdocs-jupyter's plugin would make these pages itself, but not under mkdocs-stat
 so each notebook comes out as its raw JSON (ultrabug/mkdocs-static-i18n#198, open; PR #172 closed
 unmerged). Until a release fixes that, the engine adds the pages after static-i18n has made its
 language's files, fills them with the plugin's converter (engine/notebook_html.py) and pairs them
-for the language switcher; it calls this module from three hooks in engine/hooks.py. With a fixed
+for the language switcher (engine/hooks.py calls it from `on_files` and `on_page_content`). With a fixed
 release, enabling the plugin (`execute: false`, `no_prompt: true`) on the notebooks that
 engine/notebooks.py builds, with notebook_html's repairs, replaces this module and those calls.
 """
