@@ -30,10 +30,12 @@ log = logging.getLogger("mkdocs.engine")
 def add(files, config):
     """One notebook page for each lab page of this language pass, paired with its translations."""
     lang, default = config.theme.get("language", "en"), languages(config)[0]
-    labs = [f for f in files.documentation_pages() if notebooks.is_lab(f.src_uri) and getattr(f, "locale", lang) == lang]
+    labs = [f for f in files.documentation_pages()
+            if notebooks.is_lab(f.src_uri) and getattr(f, "locale", lang) == lang]
     for lab in labs:
         url = notebooks.notebook_url(notebooks.english_src(lab.src_uri), config.use_directory_urls)
-        urls = {other: ("" if other == default else f"{other}/") + url for other in [lang, *getattr(lab, "alternates", ())]}
+        urls = {other: ("" if other == default else f"{other}/") + url
+                for other in [lang, *getattr(lab, "alternates", ())]}
         source = PurePosixPath(lab.src_uri)
         stem, *suffixes = source.name.split(".")  # a/lab/x.es.md -> a/lab/x/notebook.es.md
         page = File(str(source.parent / stem / ".".join(["notebook", *suffixes])), src_dir=None,

@@ -143,8 +143,8 @@ class Site:
         follows them: an in-page link names an anchor one of its cells keeps (`<a id="...">`), any
         other leads to a page (and anchor) of the site, from the notebook's own folder."""
         name = notebook.relative_to(self.dir).as_posix()
-        texts = [CODE.sub("", "".join(cell["source"])) for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-                 if cell["cell_type"] == "markdown"]
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        texts = [CODE.sub("", "".join(cell["source"])) for cell in cells if cell["cell_type"] == "markdown"]
         ids = {anchor for text in texts for anchor in CELL_ANCHOR.findall(text)}
         base = "http://site.invalid" + page_url(self.dir, notebook, self.prefix)
         problems = []
