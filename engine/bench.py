@@ -75,6 +75,14 @@ def breakdown(seconds: float, stats: dict, slowest: int = 15) -> list[str]:
     return lines
 
 
+def site_sizes(site: Path) -> tuple[int, int, int]:
+    """(bytes of the built site, bytes of its notebook pages with their one stylesheet, notebook pages)."""
+    files = [f for f in site.rglob("*") if f.is_file()]
+    pages = [f for f in files if f.name == "index.html" and f.parent.name == "notebook"]
+    stylesheet = [f for f in files if f.name == "notebook.css"]
+    return sum(f.stat().st_size for f in files), sum(f.stat().st_size for f in pages + stylesheet), len(pages)
+
+
 def edit_prose(project: Path, marker: str) -> None:
     page = project / EDITED_PAGE
     page.write_text(page.read_text(encoding="utf-8") + f"\n{marker}\n", encoding="utf-8")
@@ -139,6 +147,7 @@ def main() -> None:
                 ("rebuild, nothing changed", *timed_build(project), os.getloadavg()[0])]
         edit_prose(project, "A prose edit.")
         rows.append(("rebuild after a prose edit", *timed_build(project), os.getloadavg()[0]))
+        size, notebooks, pages = site_sizes(project / "site")
         latencies = serve_latencies(project)
     print(f"{'build (both languages)':32} {'seconds':>8} {'CPU s':>8} {'snippets executed':>18} {'load':>6}")
     for name, seconds, cpu, executed, _, load in rows:
@@ -147,6 +156,8 @@ def main() -> None:
         print(f"{'mkdocs serve: ' + name + ' shown':32} {seconds:8.1f}")
     print(f"\ncold build on {os.cpu_count()} core(s), {jobs()} call(s) at a time:")
     print("\n".join(breakdown(rows[0][1], rows[0][4])))
+    print(f"site, both languages: {size / 1e6:.1f} MB, of which {pages} notebook pages and their stylesheet: "
+          f"{notebooks / 1e6:.1f} MB")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the engine package itself, wherever the config lives
     sys.path.insert(0, str(ROOT))
 
-from engine import atomic, interface, notebooks, pages, render, search_split, translations  # noqa: E402
+from engine import atomic, interface, notebook_pages, notebooks, pages, render, search_split, translations  # noqa: E402
 from engine.execute import Executor  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
 from engine.sources import SnippetError  # noqa: E402
@@ -38,10 +38,15 @@ def on_startup(command, dirty):
 
 @event_priority(-200)  # after static-i18n has given each file its language's destination
 def on_files(files, config):
-    """`mkdocs serve --dirty` re-renders only pages whose file changed; a page whose snippets or
-    recordings changed is made to look changed too, by removing its built HTML."""
-    if not _state["dirty"]:
-        return files
+    """Each lab's notebook page joins the files (engine/notebook_pages.py). `mkdocs serve --dirty`
+    re-renders only pages whose file changed; a page whose snippets or recordings changed is made to
+    look changed too, by removing its built HTML (a notebook page is re-rendered every time: cached)."""
+    if _state["dirty"]:
+        _mark_changed_pages(files)
+    return notebook_pages.add(files, config)
+
+
+def _mark_changed_pages(files) -> None:
     root = pages.current().root
     for file in files.documentation_pages():
         text = Path(file.abs_src_path).read_text(encoding="utf-8")
@@ -52,7 +57,6 @@ def on_files(files, config):
         if _state["signatures"].get(file.abs_dest_path) != signature:
             Path(file.abs_dest_path).unlink(missing_ok=True)
             _state["signatures"][file.abs_dest_path] = signature
-    return files
 
 
 def on_config(config):
@@ -112,6 +116,8 @@ def on_page_markdown(markdown, page, config, files):
 
 def on_page_content(html, page, config, files):
     site = pages.current()
+    if notebook_pages.is_notebook_page(page):
+        html = notebook_pages.render(page, config, site) or html
     expected = _state["expected"].get((site.page, site.lang), 0)
     if expected is not None and site.rendered != expected:
         site.fail("(page)", f"{expected - site.rendered} of {expected} snippet block(s) did not run "
@@ -145,7 +151,6 @@ def on_post_template(output_content, template_name, config):
 def on_post_build(config):
     site = pages.current()
     search_split.split_by_language(Path(config.site_dir), config)
-    notebooks.write_all(config, site)
     executor = site.executor
     log.info("engine: %d snippet call(s) executed in this process so far", len(executor.executed))
     root = Path(config.config_file_path).parent

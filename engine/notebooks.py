@@ -1,30 +1,28 @@
 """Every lab page as a Jupyter notebook, in each language, opening with the build's outputs.
 
-A lab page (`docs/**/lab/*.md`, not an index) becomes `<stem>.ipynb` (default language) and
-`<stem>.<lang>.ipynb` (the others), written beside the page's HTML after the build and offered by
-a button on the page (engine/theme/main.html reads `page.meta["notebook"]`). Markdown cells are the
-page's prose and the code it shows (read from the snippet files its includes name, `page_includes`);
-each call becomes a code cell that imports and runs it as the build did (a fresh process for
-ISOLATE snippets), holding the output the page shows: the same execution (the engine's cache) or
-the same GPU recording, so nothing runs twice and the notebook and the page cannot disagree.
-mkdocs-jupyter is not used: it renders raw source under mkdocs-static-i18n (README, "Notebooks").
+A lab page (`docs/**/lab/*.md`, not an index) gets a notebook page beside it, `<lab>/notebook/`
+(engine/notebook_pages.py), holding `<stem>.ipynb` (default language) or `<stem>.<lang>.ipynb` (the
+others); the lab page's buttons offer both (engine/theme/main.html reads `page.meta["notebook"]`).
+Markdown cells are the page's prose, each heading keeping its anchor (`<a id="part-d"></a>`, so the
+page's `#part-d` links hold in the notebook), and the code it shows (read from the snippet files its
+includes name, `page_includes`); each call becomes a code cell that imports and runs it as the build
+did (a fresh process for ISOLATE snippets), holding the output the page shows: the same execution
+(the engine's cache) or the same GPU recording, so nothing runs twice and the notebook and the page
+cannot disagree.
 """
 
 from __future__ import annotations
 
-import logging
 import posixpath
 import re
 import textwrap
 from pathlib import Path, PurePosixPath
 
 from engine import recordings, render
-from engine.includes import FENCE, Include, IncludeError, page_includes
-from engine.parity import ANY_FENCE, HEADING
+from engine.includes import FENCE, Include, page_includes
+from engine.parity import ANCHOR, ANY_FENCE, HEADING
 from engine.search_split import languages
 from engine.sources import PACKAGE, SnippetError, declarations, module_name, part_source, snippet_path
-
-log = logging.getLogger("mkdocs.engine")
 
 SETUP = "import sys\n\nfrom engine.runner import seed_everything  # seeds random, NumPy and torch with 0"
 TEXT = {
@@ -38,6 +36,7 @@ TEXT = {
         "isolate": "The build ran this call in a Python process of its own (`engine.child`), and so does the cell below.",
         "gpu": "This call needs an NVIDIA GPU: the output below was recorded on one.",
         "gpu_also": "The same call, recorded on an NVIDIA GPU:",
+        "page_title": "{title} (notebook)",
     },
     "es": {
         "intro": ("> Este notebook se generó a partir de la página del curso [{title}]({url}). Cada snippet "
@@ -49,6 +48,7 @@ TEXT = {
         "isolate": "La compilación ejecutó esta llamada en un proceso de Python propio (`engine.child`), y la celda de abajo también.",
         "gpu": "Esta llamada necesita una GPU NVIDIA: la salida de abajo se grabó en una.",
         "gpu_also": "La misma llamada, grabada en una GPU NVIDIA:",
+        "page_title": "{title} (notebook)",
     },
 }
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---[ \t]*\n", re.DOTALL)
@@ -64,16 +64,15 @@ def is_lab(src_uri: str) -> bool:
     return len(path.parts) >= 2 and path.parent.name == "lab" and path.name.split(".")[0] != "index"
 
 
+def english_src(src_uri: str) -> str:
+    """The English source path of a page (`a/x.es.md` -> `a/x.md`)."""
+    path = PurePosixPath(src_uri)
+    return str(path.with_name(path.name.split(".")[0] + ".md"))
+
+
 def notebook_name(src_uri: str, lang: str, default: str) -> str:
     stem = PurePosixPath(src_uri).name.split(".")[0]
     return f"{stem}.ipynb" if lang == default else f"{stem}.{lang}.ipynb"
-
-
-def offer(page, config) -> None:
-    """Name the notebook in the page's meta when the page is a lab (the theme shows the button)."""
-    if is_lab(page.file.src_uri):
-        lang = config.theme.get("language", "en")
-        page.meta["notebook"] = notebook_name(page.file.src_uri, lang, languages(config)[0])
 
 
 def page_url(src: str, use_directory_urls: bool = True) -> str:
@@ -85,18 +84,42 @@ def page_url(src: str, use_directory_urls: bool = True) -> str:
     return f"{stem}/" if use_directory_urls else f"{stem}.html"
 
 
-def site_link(src: str, target: str, base: str, use_directory_urls: bool = True) -> str:
-    """URL of the site page `target` (a source path) for the notebook of page `src`: absolute under
-    `base` (the language's root on the site) when the site has a `site_url`, else relative to the
-    notebook, which lies in the folder of its page."""
-    url = page_url(target, use_directory_urls) if target.endswith(".md") else target
-    if base:
-        return base + url
-    folder = page_url(src, use_directory_urls) if use_directory_urls else str(PurePosixPath(src).parent) + "/"
+def notebook_url(src: str, use_directory_urls: bool = True) -> str:
+    """Site-relative URL of the notebook page of lab page `src` (`a/lab/x.md` -> `a/lab/x/notebook/`)."""
+    stem = PurePosixPath(src).with_suffix("")
+    return f"{stem}/notebook/" if use_directory_urls else f"{stem}/notebook.html"
+
+
+def _folder(url: str) -> str:
+    """The folder a page's relative links start from (`a/b/` -> `a/b/`, `a/b.html` -> `a/`)."""
+    return url if url.endswith("/") or url == "" else posixpath.dirname(url) + "/"
+
+
+def _relative(url: str, folder: str) -> str:
     relative = posixpath.relpath("/" + url, "/" + folder)
     if relative == ".":
         return "./"
     return relative + "/" if url == "" or url.endswith("/") else relative
+
+
+def offer(page, config) -> None:
+    """A lab page offers its notebook (the theme shows the buttons): its page and its file."""
+    src = page.file.src_uri
+    if is_lab(src):
+        lang, default = config.theme.get("language", "en"), languages(config)[0]
+        english, urls = english_src(src), config.use_directory_urls
+        view = _relative(notebook_url(english, urls), _folder(page_url(english, urls)))
+        page.meta["notebook"] = {"view": view, "download": _folder(view) + notebook_name(src, lang, default)}
+
+
+def site_link(src: str, target: str, base: str, use_directory_urls: bool = True) -> str:
+    """URL of the site page `target` (a source path) for the notebook of page `src`: absolute under
+    `base` (the language's root on the site) when the site has a `site_url`, else relative to the
+    notebook, which lies in the folder of its notebook page."""
+    url = page_url(target, use_directory_urls) if target.endswith(".md") else target
+    if base:
+        return base + url
+    return _relative(url, _folder(notebook_url(src, use_directory_urls)))
 
 
 def _site_links(text: str, src: str, base: str, use_directory_urls: bool) -> str:
@@ -119,7 +142,7 @@ def _site_links(text: str, src: str, base: str, use_directory_urls: bool) -> str
 
 
 def prose_markdown(text: str, src: str, base: str, use_directory_urls: bool) -> str:
-    """Page prose as notebook Markdown: no `{ #anchor }`s, admonitions and tabs as quotes, links to the site."""
+    """Page prose as notebook Markdown: anchors as `<a id>`s, admonitions and tabs as quotes, links to the site."""
     pieces, last = [], 0
     for fence in ANY_FENCE.finditer(text):  # code fences in the prose stay as they are
         pieces += [_prose_only(text[last:fence.start()], src, base, use_directory_urls), fence.group(0)]
@@ -141,8 +164,15 @@ def unfold(markdown: str) -> str:
     return BLOCK.sub(opened, markdown)
 
 
+def _heading(match: re.Match) -> str:
+    """A heading without its `{ #anchor }`, keeping the anchor as an HTML one that Jupyter and the
+    notebook page honour."""
+    anchor = ANCHOR.search(match[2])
+    return f"{match[1]} {HEADING_ATTRS.sub('', match[2])}" + (f' <a id="{anchor[1]}"></a>' if anchor else "")
+
+
 def _prose_only(text: str, src: str, base: str, use_directory_urls: bool) -> str:
-    text = HEADING.sub(lambda m: f"{m[1]} {HEADING_ATTRS.sub('', m[2])}", text)
+    text = HEADING.sub(_heading, text)
 
     def block(match: re.Match) -> str:
         title = match["title"] or match["tab"]
@@ -263,40 +293,20 @@ def build_notebook(site, markdown: str, src: str, lang: str, title: str, base: s
     return notebook
 
 
-def _title(markdown: str, fallback: str) -> str:
+def title(markdown: str, fallback: str) -> str:
+    """The page's first level-1 heading, without its anchor."""
     for level, text in HEADING.findall(FRONT_MATTER.sub("", markdown)):
         if len(level) == 1:
             return HEADING_ATTRS.sub("", text)
     return fallback
 
 
-def write_all(config, site) -> list[Path]:
-    """Write the notebooks of every lab page in every language into the built site."""
-    import nbformat
-
-    docs, site_dir = Path(config.docs_dir), Path(config.site_dir)
-    default, others = languages(config)
+def lab_notebook(site, config, lab: Path, lang: str) -> dict:
+    """The notebook of the lab page whose source, in `lang`, is `lab`."""
+    src = english_src(lab.relative_to(config.docs_dir).as_posix())
+    default = languages(config)[0]
     base = config.site_url or ""
-    written = []
-    for page in sorted(docs.rglob("*.md")):
-        src = page.relative_to(docs).as_posix()
-        if len(page.suffixes) != 1 or not is_lab(src):
-            continue
-        for lang in [default, *others]:
-            source = page if lang == default else page.with_name(f"{page.stem}.{lang}.md")
-            prefix = "" if lang == default else f"{lang}/"
-            url = page_url(src, config.use_directory_urls)
-            folder = site_dir / prefix / (url if config.use_directory_urls else PurePosixPath(url).parent.as_posix())
-            if not source.is_file() or not folder.is_dir():
-                continue  # this language pass has not written the page yet
-            markdown = source.read_text(encoding="utf-8")
-            try:
-                notebook = build_notebook(site, markdown, src, lang, _title(markdown, page.stem),
-                                          base + prefix if base else "", config.use_directory_urls)
-            except (IncludeError, SnippetError) as error:
-                log.warning("engine: no notebook for [%s] %s: %s", lang, src, error)
-                continue
-            target = folder / notebook_name(src, lang, default)
-            target.write_text(nbformat.writes(notebook), encoding="utf-8")
-            written.append(target)
-    return written
+    if base and lang != default:
+        base += f"{lang}/"
+    markdown = lab.read_text(encoding="utf-8")
+    return build_notebook(site, markdown, src, lang, title(markdown, lab.stem), base, config.use_directory_urls)

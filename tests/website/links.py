@@ -18,6 +18,11 @@ RESOURCES = {("script", "src"), ("img", "src"), ("source", "src"), ("iframe", "s
              ("audio", "src"), ("embed", "src"), ("object", "data"), ("link", "href")}
 LINK_RELS_FETCHED = {"stylesheet", "icon", "preload", "modulepreload", "prefetch", "manifest", "preconnect", "dns-prefetch"}
 CSS_URL = re.compile(r"url\(\s*['\"]?(https?:)?//", re.IGNORECASE)
+# In a notebook's Markdown cells: code (whose brackets are no links), links and the anchors cells keep.
+CODE = re.compile(r"^([ \t]*)(`{3,}|~{3,}).*?^\1\2[ \t]*$|`[^`\n]*`", re.MULTILINE | re.DOTALL)
+MARKDOWN_LINK = re.compile(r"\]\(\s*<?([^)\s>]+)")
+HTML_LINK = re.compile(r"<a\s[^>]*\bhref=\"([^\"]+)\"")
+CELL_ANCHOR = re.compile(r"<a\s[^>]*\bid=\"([^\"]+)\"")
 
 
 @dataclass
@@ -113,16 +118,42 @@ class Site:
             if fetched and external:
                 problems.append(f"{name}: <{tag} {attribute}={url!r}> loads from another host")
                 continue
-            resolved = self.resolve(base, url)
-            if resolved is None:
-                continue
-            target, fragment = resolved
-            if target is None:
-                problems.append(f"{name}: {url!r} leads outside the site")
-            elif not target.is_file():
-                problems.append(f"{name}: {url!r} leads to a missing file ({target.relative_to(self.dir).as_posix()})")
-            elif fragment and target.suffix == ".html" and unquote(fragment) not in self.parsed(target).ids:
-                problems.append(f"{name}: {url!r}: no id {fragment!r} in {target.relative_to(self.dir).as_posix()}")
+            problems += self._target_problems(name, base, url)
+        return problems
+
+    def _target_problems(self, name: str, base: str, url: str) -> list[str]:
+        """What is wrong with where `url`, read on the page at `base`, leads (nothing when it leaves the site)."""
+        resolved = self.resolve(base, url)
+        if resolved is None:
+            return []
+        target, fragment = resolved
+        if target is None:
+            return [f"{name}: {url!r} leads outside the site"]
+        if not target.is_file():
+            return [f"{name}: {url!r} leads to a missing file ({target.relative_to(self.dir).as_posix()})"]
+        if fragment and target.suffix == ".html" and unquote(fragment) not in self.parsed(target).ids:
+            return [f"{name}: {url!r}: no id {fragment!r} in {target.relative_to(self.dir).as_posix()}"]
+        return []
+
+    def notebooks(self) -> list[Path]:
+        return sorted(self.dir.rglob("*.ipynb"))
+
+    def notebook_problems(self, notebook: Path) -> list[str]:
+        """Dead links in a notebook's Markdown cells, as a reader who downloaded it or reads its page
+        follows them: an in-page link names an anchor one of its cells keeps (`<a id="...">`), any
+        other leads to a page (and anchor) of the site, from the notebook's own folder."""
+        name = notebook.relative_to(self.dir).as_posix()
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        texts = [CODE.sub("", "".join(cell["source"])) for cell in cells if cell["cell_type"] == "markdown"]
+        ids = {anchor for text in texts for anchor in CELL_ANCHOR.findall(text)}
+        base = "http://site.invalid" + page_url(self.dir, notebook, self.prefix)
+        problems = []
+        for url in (url for text in texts for url in MARKDOWN_LINK.findall(text) + HTML_LINK.findall(text)):
+            if url.startswith("#"):
+                if unquote(url[1:]) not in ids:
+                    problems.append(f"{name}: {url!r}: no cell keeps the anchor {url[1:]!r}")
+            else:
+                problems += self._target_problems(name, base, url)
         return problems
 
     def image_problems(self, file: Path) -> list[str]:

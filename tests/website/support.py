@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from engine.notebooks import page_url
+from engine.notebooks import is_lab, notebook_url, page_url
 from engine.translations import LANGS, english_pages
 
 BUILD_FIXTURE = """
@@ -72,12 +72,14 @@ class SitePage:
 
 
 def site_pages(docs: Path, default: str = "en") -> list[SitePage]:
-    """Every page built from `docs` in every language, paired with its translation."""
+    """Every page built from `docs` in every language, paired with its translation: a lab page's
+    notebook page too."""
     pages = []
     for source in english_pages(docs):
-        url = page_url(source.relative_to(docs).as_posix())
-        for lang in LANGS:
-            pages += [SitePage(default, url, f"{lang}/{url}", lang), SitePage(lang, f"{lang}/{url}", url, default)]
+        src = source.relative_to(docs).as_posix()
+        for url in [page_url(src)] + ([notebook_url(src)] if is_lab(src) else []):
+            for lang in LANGS:
+                pages += [SitePage(default, url, f"{lang}/{url}", lang), SitePage(lang, f"{lang}/{url}", url, default)]
     return sorted(pages, key=lambda p: (p.lang, p.path))
 
 

@@ -3,6 +3,7 @@ no page or stylesheet loads anything from another host."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,13 @@ def test_internal_links_and_anchors_resolve(site, fixture):
         assert len(built.pages()) > 2
         problems = [problem for page in built.pages() for problem in built.link_problems(page)]
         assert not problems, "\n".join(problems)
+
+
+def test_notebook_links_resolve(site):
+    """The links of every notebook's Markdown cells: the 12 lab notebooks (6 labs, 2 languages)."""
+    assert len(site.notebooks()) == 12
+    problems = [problem for notebook in site.notebooks() for problem in site.notebook_problems(notebook)]
+    assert not problems, "\n".join(problems)
 
 
 def test_search_index_entries_resolve(site):
@@ -73,3 +81,13 @@ def test_the_checker_finds_each_kind_of_problem(tmp_path):
     assert site.link_problems(tmp_path / "a" / "index.html") == []
     assert site.image_problems(tmp_path / "index.html") == ["index.html: image 'a/x.png' has no alt text"]
     assert site.stylesheet_problems() == ["style.css loads from another host"]
+    cells = ['## Here <a id="here"></a>\n\n[ok](#here) [ok](../a/#here) [anchor](#gone) ![missing](b.png)',
+             "`[code](#not-a-link)`\n\n```python\nx[0](#neither)\n```\n\n<a href=\"../a/#gone\">page anchor</a>"]
+    (tmp_path / "a" / "nb.ipynb").write_text(json.dumps({"cells": [
+        {"cell_type": "markdown", "source": text} for text in cells] + [
+        {"cell_type": "code", "source": "[code](#nowhere)"}]}), encoding="utf-8")
+    assert [p.split(": ", 1)[1] for p in site.notebook_problems(tmp_path / "a" / "nb.ipynb")] == [
+        "'#gone': no cell keeps the anchor 'gone'",
+        "'b.png' leads to a missing file (a/b.png)",
+        "'../a/#gone': no id 'gone' in a/index.html",
+    ]

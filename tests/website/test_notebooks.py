@@ -1,9 +1,11 @@
-"""Every lab page offers a notebook in each language: generated from the page's own snippet
-includes, opening with the outputs the page shows, and running in a real Jupyter kernel."""
+"""Every lab page offers a notebook in each language, to read as a page and to download: generated
+from the page's own snippet includes, opening with the outputs the page shows, rendered by
+mkdocs-jupyter's converter, and running in a real Jupyter kernel."""
 
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 
@@ -11,7 +13,8 @@ import nbformat
 import pytest
 
 from engine.includes import page_includes
-from engine.notebooks import is_lab, notebook_name, page_url, prose_markdown
+from engine import notebook_html
+from engine.notebooks import is_lab, notebook_name, notebook_url, page_url, prose_markdown
 from engine.translations import english_pages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,7 +25,7 @@ PRE = re.compile(r"<pre[^>]*>(.*?)</pre>", re.DOTALL)
 
 
 def notebook(site: Path, src: str, lang: str) -> nbformat.NotebookNode:
-    folder = site / LANGS[lang] / page_url(src)
+    folder = site / LANGS[lang] / notebook_url(src)
     return nbformat.read(folder / notebook_name(src, lang, "en"), as_version=4)
 
 
@@ -64,7 +67,8 @@ def test_lab_offers_its_notebook_with_the_pages_outputs(built_site, src, lang):
     page_file = built_site / LANGS[lang] / page_url(src) / "index.html"
     page_html = page_file.read_text(encoding="utf-8")
     name = notebook_name(src, lang, "en")
-    assert re.search(rf'<a class="md-button nmb-notebook" href="{re.escape(name)}" download', page_html), \
+    assert re.search(r'<a class="md-button nmb-notebook" href="notebook/"', page_html), f"{page_file} offers no notebook page"
+    assert re.search(rf'<a class="md-button nmb-notebook" href="notebook/{re.escape(name)}" download', page_html), \
         f"{page_file} has no button for {name}"
     nb = notebook(built_site, src, lang)
     nbformat.validate(nb)
@@ -79,6 +83,29 @@ def test_lab_offers_its_notebook_with_the_pages_outputs(built_site, src, lang):
             if output.output_type == "stream":
                 assert visible(output.text) in shown, f"{name}: output of {cell.metadata['nmb']} is not on the page"
     assert all(cell.outputs for cell in runs if "cpu" in cell.metadata["nmb"]["devices"])
+
+
+@pytest.mark.parametrize("src", LABS)
+@pytest.mark.parametrize("lang", list(LANGS))
+def test_notebook_page_shows_the_notebook(built_site, src, lang):
+    """The notebook page: the site's page in its language, showing every cell's code and output,
+    each heading under the lab page's anchor, the .ipynb beside it to download, out of search."""
+    page_file = built_site / LANGS[lang] / notebook_url(src) / "index.html"
+    page_html = page_file.read_text(encoding="utf-8")
+    assert f'<html lang="{lang}"' in page_html and 'class="md-header' in page_html and 'data-md-component="palette"' in page_html
+    name = notebook_name(src, lang, "en")
+    assert re.search(rf'<a class="md-button nmb-notebook" href="{re.escape(name)}" download', page_html), page_file
+    shown = shown_blocks(page_html)
+    nb = notebook(built_site, src, lang)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert visible(cell.source) in shown, f"{page_file}: the cell {cell.source[:60]!r} is not shown"
+            for output in cell.outputs:
+                if output.output_type == "stream":
+                    assert visible(output.text) in shown, f"{page_file}: an output of {cell.metadata['nmb']} is not shown"
+    lab_html = (built_site / LANGS[lang] / page_url(src) / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r'<h[1-6] id="([^"]+)"', page_html) == re.findall(r'<h[1-6] id="([^"]+)"', lab_html)
+    assert f'"{notebook_url(src)}' not in (built_site / LANGS[lang] / "search" / "search_index.json").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("src", LABS)
@@ -119,17 +146,18 @@ def test_notebook_runs_in_a_kernel_and_reproduces_its_outputs(built_site, root, 
 
 
 def test_prose_links_lead_to_the_site_from_the_notebook():
+    """The notebook lies in its notebook page's folder, `phase-25/lab/01-x/notebook/`."""
     src = "phase-25/lab/01-x.md"
     assert prose_markdown("[home](../../index.md) [g](../../glossary.md#aten) ![i](img.png)", src, "", True) == (
-        "[home](../../../) [g](../../../glossary/#aten) ![i](../img.png)")
+        "[home](../../../../) [g](../../../../glossary/#aten) ![i](../../img.png)")
 
 
-def test_prose_keeps_code_and_drops_anchors():
-    text = ('## Steps { #steps }\n\nSee [lab 00](../lab/00-dispatcher-trace.md#steps).\n\n'
+def test_prose_keeps_code_and_anchors():
+    text = ('## Steps { #steps }\n\nSee [lab 00](../lab/00-dispatcher-trace.md#steps) and [below](#steps).\n\n'
             '!!! note "Why"\n\n    Because.\n\n```python\n# {not an anchor}\n```\n')
     assert prose_markdown(text, "phase-25/lab/01-x.md", "https://example.invalid/c/", True) == (
-        "## Steps\n\nSee [lab 00](https://example.invalid/c/phase-25/lab/00-dispatcher-trace/#steps).\n\n"
-        "> **Why**\n>\n> Because.\n\n```python\n# {not an anchor}\n```")
+        '## Steps <a id="steps"></a>\n\nSee [lab 00](https://example.invalid/c/phase-25/lab/00-dispatcher-trace/#steps) '
+        "and [below](#steps).\n\n> **Why**\n>\n> Because.\n\n```python\n# {not an anchor}\n```")
 
 
 def test_a_collapsed_solution_with_an_include_opens_out():
@@ -142,3 +170,28 @@ def test_a_collapsed_solution_with_an_include_opens_out():
                       '```\n\nIt prints 2.\n\n## Next { #next }\n')
     assert [i.path for i in page_includes(opened)] == ["a/b.py"]
     assert unfold('??? note "Why"\n\n    Because.\n') == '??? note "Why"\n\n    Because.\n'
+
+
+
+def test_converter_output_is_repaired_and_cached(tmp_path):
+    """The converter's page loses its CDN scripts, inlined styles and copy icons; code is the theme's
+    `pre > code`; a heading takes the anchor its cell names; the second render comes from the cache."""
+    from nbformat import v4
+
+    nb = v4.new_notebook(cells=[v4.new_markdown_cell('# Title <a id="top"></a>\n\n## Part `D` <a id="part-d"></a>\n\n'
+                                                     "[back](#top)"),
+                                v4.new_code_cell("print(1)", outputs=[v4.new_output("stream", name="stdout", text="1\n")])])
+    text = nbformat.writes(nb)
+    content, toc = notebook_html.render(text, tmp_path)
+    assert not re.search(r"<script|<style|clipboard|mathjax|cdn", content, re.IGNORECASE)
+    assert '<h2 id="part-d">Part <code>D</code><a class="headerlink" href="#part-d"' in content
+    assert 'href="#top"' in content and 'id="top"' in content
+    assert re.search(r'<div class="highlight"><pre><code>.*print', content, re.DOTALL)
+    assert '<div class="highlight"><pre><code>1\n</code></pre></div>' in content
+    assert toc == [{"level": 1, "id": "top", "name": "Title", "children": [
+        {"level": 2, "id": "part-d", "name": "Part D", "children": []}]}]
+    cached = list(tmp_path.iterdir())
+    assert len(cached) == 1
+    cached[0].write_text(json.dumps({"html": "from the cache", "toc": []}), encoding="utf-8")
+    assert notebook_html.render(text, tmp_path) == ("from the cache", [])
+    assert notebook_html.render(text.replace("print(1)", "print(2)"), tmp_path)[0] != "from the cache"

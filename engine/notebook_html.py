@@ -1,0 +1,109 @@
+"""A notebook as the content of a site page, rendered by mkdocs-jupyter's converter.
+
+`mkdocs_jupyter.convert.nb2html` renders the notebook without executing it (its outputs are the
+build's own) and without prompts (`In [1]:` fails the contrast check). Its HTML is then made fit
+for the site:
+
+- only the notebook is kept: the MathJax and Mermaid loaders it points at a CDN, its clipboard
+  script and the JupyterLab stylesheet it inlines are dropped (notebook pages link one shared
+  stylesheet instead, engine/theme/assets/stylesheets/notebook.css);
+- code and outputs are written as the theme writes code blocks (`div.highlight > pre > code`), so
+  the theme colours them, gives each its copy button (the converter's own copy icons go) and makes
+  a block that scrolls reachable by keyboard;
+- a heading whose cell names its anchor (`## Part D <a id="part-d"></a>`) takes it as its id, so
+  the lab page's links (`#part-d`) hold here too; the table of contents is read from those ids (the
+  converter's own slugs headings that hold code differently from the ids it writes).
+
+The result, HTML and table of contents, is cached in `.cache/notebook-html/`, keyed on the
+notebook, the converter's versions and this module's source: an unchanged rebuild converts nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import html
+import json
+import tempfile
+from importlib.metadata import version
+from pathlib import Path
+
+CONVERTER = ("mkdocs-jupyter", "nbconvert", "mistune", "Pygments", "beautifulsoup4")
+HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+@functools.cache
+def converter_version() -> str:
+    """The versions that shape the HTML, and this module's own source."""
+    versions = " ".join(f"{name}=={version(name)}" for name in CONVERTER)
+    return versions + " " + hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
+def render(notebook: str, cache: Path) -> tuple[str, list[dict]]:
+    """(HTML, table-of-contents tokens) of a notebook given as nbformat JSON, from the cache when it can."""
+    key = hashlib.sha256(f"{converter_version()}\n{notebook}".encode()).hexdigest()
+    cached = cache / f"{key}.json"
+    if cached.is_file():
+        data = json.loads(cached.read_text(encoding="utf-8"))
+        return data["html"], data["toc"]
+    content, toc = repair(convert(notebook))
+    cache.mkdir(parents=True, exist_ok=True)
+    cached.write_text(json.dumps({"html": content, "toc": toc}), encoding="utf-8")
+    return content, toc
+
+
+def convert(notebook: str) -> str:
+    """The converter's HTML for the notebook: never executed, no prompts."""
+    from mkdocs_jupyter.convert import nb2html
+
+    with tempfile.TemporaryDirectory(prefix="nmb-notebook-") as folder:
+        path = Path(folder) / "notebook.ipynb"
+        path.write_text(notebook, encoding="utf-8")
+        return nb2html(str(path), execute=False, no_prompt=True)
+
+
+def repair(converted: str) -> tuple[str, list[dict]]:
+    """The notebook's HTML as a page of the site shows it, and its table-of-contents tokens."""
+    from bs4 import BeautifulSoup, NavigableString
+
+    soup = BeautifulSoup(converted, "html.parser")
+    notebook = soup.select_one("div.jupyter-wrapper")  # what precedes and follows it: scripts and styles
+    for element in notebook.select(".zeroclipboard-container, .clipboard-copy-txt"):
+        element.decompose()
+    for element in notebook.select("[tabindex]"):
+        del element["tabindex"]  # whole cells are no stops for the keyboard; scrolling code is (the theme)
+    for block in notebook.select("div.highlight-ipynb"):
+        block["class"] = ["highlight"]
+    for pre in notebook.select(".jp-OutputArea-output > pre"):
+        pre.wrap(soup.new_tag("div", attrs={"class": "highlight"}))
+    for pre in notebook.select("div.highlight > pre"):
+        if pre.code is None:
+            code = soup.new_tag("code")
+            code.extend(list(pre.contents))
+            pre.append(code)
+    for heading in notebook.find_all(HEADINGS):
+        anchor = heading.find("a", id=True)
+        if anchor is not None:
+            heading["id"] = anchor["id"]
+            before = anchor.previous_sibling
+            if isinstance(before, NavigableString):
+                before.replace_with(before.rstrip())  # the space that set the anchor apart
+            anchor.decompose()
+        for link in heading.select("a.anchor-link"):
+            link.attrs = {"class": "headerlink", "href": f"#{heading['id']}", "title": "Permanent link"}
+    return str(notebook), toc_tokens(notebook)
+
+
+def toc_tokens(notebook) -> list[dict]:
+    """MkDocs table-of-contents tokens from the headings' ids, nested by level."""
+    tokens, open_ = [], []
+    for heading in notebook.find_all(HEADINGS):
+        if not heading.get("id"):
+            continue
+        text = "".join(s for s in heading.find_all(string=True) if "headerlink" not in (s.parent.get("class") or []))
+        token = {"level": int(heading.name[1]), "id": heading["id"], "name": html.escape(text.strip()), "children": []}
+        while open_ and open_[-1]["level"] >= token["level"]:
+            open_.pop()
+        (open_[-1]["children"] if open_ else tokens).append(token)
+        open_.append(token)
+    return tokens

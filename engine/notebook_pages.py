@@ -1,0 +1,77 @@
+"""Workaround: each lab's notebook as a page of its language, `<lab>/notebook/`, beside its `.ipynb`.
+
+mkdocs-jupyter's plugin would make these pages itself, but not under mkdocs-static-i18n 1.3.1:
+`suffix.create_i18n_file` rebuilds every file as a plain `File`, dropping the plugin's `NotebookFile`,
+so each notebook comes out as its raw JSON (ultrabug/mkdocs-static-i18n#198, open; PR #172 closed
+unmerged). Until a release fixes that, the engine adds the pages after static-i18n has made its
+language's files, fills them with the plugin's converter (engine/notebook_html.py) and pairs them
+for the language switcher (engine/hooks.py calls it from `on_files` and `on_page_content`). With a fixed
+release, enabling the plugin (`execute: false`, `no_prompt: true`) on the notebooks that
+engine/notebooks.py builds, with notebook_html's repairs, replaces this module and those calls.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path, PurePosixPath
+from types import SimpleNamespace
+
+from mkdocs.structure.files import File
+from mkdocs.structure.toc import get_toc
+
+from engine import notebook_html, notebooks
+from engine.includes import IncludeError
+from engine.search_split import languages
+from engine.sources import SnippetError
+
+log = logging.getLogger("mkdocs.engine")
+
+
+def add(files, config):
+    """One notebook page for each lab page of this language pass, paired with its translations."""
+    lang, default = config.theme.get("language", "en"), languages(config)[0]
+    labs = [f for f in files.documentation_pages()
+            if notebooks.is_lab(f.src_uri) and getattr(f, "locale", lang) == lang]
+    for lab in labs:
+        url = notebooks.notebook_url(notebooks.english_src(lab.src_uri), config.use_directory_urls)
+        urls = {other: ("" if other == default else f"{other}/") + url
+                for other in [lang, *getattr(lab, "alternates", ())]}
+        source = PurePosixPath(lab.src_uri)
+        stem, *suffixes = source.name.split(".")  # a/lab/x.es.md -> a/lab/x/notebook.es.md
+        page = File(str(source.parent / stem / ".".join(["notebook", *suffixes])), src_dir=None,
+                    dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls,
+                    dest_uri=urls[lang] + ("index.html" if url.endswith("/") else ""))
+        page.generated_by, page._content = "engine.notebook_pages", ""
+        page.lab, page.locale, page.locale_alternate_of = lab, lang, lang
+        page.alternates = {other: SimpleNamespace(url=address) for other, address in urls.items()}
+        files.append(page)
+    return files
+
+
+def is_notebook_page(page) -> bool:
+    return hasattr(page.file, "lab")
+
+
+def render(page, config, site) -> str | None:
+    """The notebook page's content, its table of contents, title and download; its `.ipynb` written
+    beside it. None (and a warning, which fails a strict build) when the lab's snippets fail."""
+    import nbformat
+
+    lang = config.theme.get("language", "en")
+    lab = page.file.lab
+    try:
+        notebook = nbformat.writes(notebooks.lab_notebook(site, config, Path(lab.abs_src_path), lang))
+    except (IncludeError, SnippetError) as error:
+        log.warning("engine: no notebook for [%s] %s: %s", lang, lab.src_uri, error)
+        return None
+    content, toc = notebook_html.render(notebook, site.root / ".cache" / "notebook-html")
+    name = notebooks.notebook_name(lab.src_uri, lang, languages(config)[0])
+    folder = Path(page.file.abs_dest_path).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(notebook, encoding="utf-8")
+    title = notebooks.title(lab.content_string, lab.name).replace("`", "")
+    page.meta.update({"title": notebooks.TEXT[lang]["page_title"].format(title=title),
+                      "notebook": {"download": name}, "notebook_page": True,
+                      "search": {"exclude": True}})  # its text is its lab page's, which search finds
+    page.toc = get_toc(toc)
+    return content
