@@ -155,24 +155,30 @@ def common_word(site_dir: Path) -> str:
     return shared[0]
 
 
-@pytest.mark.parametrize("lang", ["en", "es"])
-def test_search_returns_pages_in_the_readers_language_only(reader, server, built_site, lang):
-    query = common_word(built_site)
-    home = "" if lang == "en" else f"{lang}/"
-    visit = reader.open(server.origin, server.url(home))
+def search(reader, server, lang: str, query: str) -> list[str]:
+    """The result links of typing `query` into the search box of the home page in `lang`; the visit
+    must have met no problem."""
+    visit = reader.open(server.origin, server.url("" if lang == "en" else f"{lang}/"))
     try:
         page = visit.page
         page.locator(".md-search__input").click()
         page.locator(".md-search__input").press_sequentially(query)
         page.wait_for_selector(".md-search-result__item", timeout=15000)
         links = page.eval_on_selector_all(".md-search-result__link", "links => links.map(a => a.href)")
-        assert links, f"searching {query!r} found nothing"
-        spanish = [link for link in links if link.startswith(server.url("es/"))]
-        wrong = [link for link in links if (link in spanish) != (lang == "es")]
-        assert not wrong, f"searching {query!r} in {lang} found pages of the other language: {wrong}"
         assert visit.problems() == []
+        return links
     finally:
         visit.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_search_returns_pages_in_the_readers_language_only(reader, server, built_site, lang):
+    query = common_word(built_site)
+    links = search(reader, server, lang, query)
+    assert links, f"searching {query!r} found nothing"
+    spanish = [link for link in links if link.startswith(server.url("es/"))]
+    wrong = [link for link in links if (link in spanish) != (lang == "es")]
+    assert not wrong, f"searching {query!r} in {lang} found pages of the other language: {wrong}"
 
 
 def parenthesised_word(index: Path) -> str:
@@ -187,18 +193,8 @@ def parenthesised_word(index: Path) -> str:
 
 @pytest.mark.parametrize("lang", ["en", "es"])
 def test_search_finds_a_word_written_in_parentheses(reader, server, built_site, lang):
-    home = "" if lang == "en" else f"{lang}/"
-    query = parenthesised_word(built_site / home / "search" / "search_index.json")
-    visit = reader.open(server.origin, server.url(home))
-    try:
-        page = visit.page
-        page.locator(".md-search__input").click()
-        page.locator(".md-search__input").press_sequentially(query)
-        page.wait_for_selector(".md-search-result__item", timeout=15000)
-        assert page.locator(".md-search-result__item").count() > 0, f"searching {query!r} in {lang} found nothing"
-        assert visit.problems() == []
-    finally:
-        visit.close()
+    query = parenthesised_word(built_site / ("" if lang == "en" else f"{lang}/") / "search" / "search_index.json")
+    assert search(reader, server, lang, query), f"searching {query!r} in {lang} found nothing"
 
 
 def key_pages() -> list[SitePage]:
