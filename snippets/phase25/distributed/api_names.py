@@ -32,3 +32,11 @@ def main():
     print(f"torch {torch.__version__.split('+')[0]}")
     for module, name in NAMES:
         print(f"{module}.{name}: {look_up(module, name)}")
+
+
+def claim_fsdp1_imports_pipe_is_gone(main):
+    """#api-names: FullyShardedDataParallel still imports, but fully_shard (FSDP2) is what current PyTorch documents; the Pipe class of torch.distributed.pipeline.sync no longer exists at all; its successor is torch.distributed.pipelining with its schedules."""
+    return (main.line("fsdp.FullyShardedDataParallel:").endswith("class")
+            and main.line("fsdp.fully_shard:").endswith("function")
+            and "ModuleNotFoundError" in main.line("pipeline.sync.Pipe:")
+            and main.line("pipelining.ScheduleGPipe:").endswith("class"))

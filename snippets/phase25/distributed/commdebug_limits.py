@@ -31,3 +31,11 @@ def main():
     for op in ("allreduce_", "_allgather_base_", "_reduce_scatter_base_", "send", "recv_"):
         print(f"CommDebugMode counts c10d.{op}: {watches(op)}")
     print("a module called twice under CommDebugMode:", run_twice())
+
+
+def claim_collectives_only_and_the_index_error(main):
+    """#commdebugmode: CommDebugMode counts collectives only: sends and receives are not in its list; a module run twice under it raises the IndexError printed above."""
+    counted = {line.split()[2].rstrip(":"): line.split()[-1] for line in main.lines if line.startswith("CommDebugMode counts")}
+    return (counted["c10d.send"] == counted["c10d.recv_"] == "False"
+            and all(v == "True" for k, v in counted.items() if k not in ("c10d.send", "c10d.recv_"))
+            and "IndexError" in main.line("a module called twice"))

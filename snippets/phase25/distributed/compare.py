@@ -101,3 +101,19 @@ def main():
           "sequences of 16 tokens; bytes each rank sends (ring algorithms)")
     print(format_table(table))
     print("\n".join(verdicts(table)))
+
+
+def claim_bytes_by_batch(main):
+    """#comparison: DDP and FSDP communicate parameters and gradients, so their bytes do not change with the batch; tensor and pipeline parallel communicate activations, so theirs grow in proportion to it. Every pattern reproduces the single-process gradients to rounding."""
+    rows = {line[:9].strip(): line[9:].split() for line in main.between("pattern ", "DDP gradients").lines}
+    sent = {name: [int(v.replace(",", "")) for v in cells if "," in v and v.replace(",", "").isdigit()][1:3] for name, cells in rows.items()}
+    return (set(rows) == {"DDP", "FSDP2", "TP", "PP GPipe", "PP 1F1B"}
+            and all(sent[name][0] == sent[name][1] for name in ("DDP", "FSDP2"))
+            and all(sent[name][1] == 8 * sent[name][0] for name in ("TP", "PP GPipe", "PP 1F1B"))
+            and all(float(cells[-1]) < 1e-6 for cells in rows.values()))
+
+
+def claim_small_batch_fewer_bytes_more_calls(main):
+    """#pick: Tensor and pipeline parallel do send fewer bytes at a small batch, but they pay in more calls (tensor parallel)."""
+    return (main.number("TP:") < 1 and main.number("PP GPipe:") < 1 and main.number("PP 1F1B:") < 1
+            and main.line("fewest calls per step") == "fewest calls per step: DDP (1)")

@@ -42,3 +42,23 @@ def main():
               f"max |grad - one process| {r['grad_error']:.1e}")
     print("gradients bitwise identical on every rank:", len({r["grad_digest"] for r in ranks}) == 1)
     print("\n".join(comm_lines(ranks[0])))
+
+
+def claim_same_digest_different_sequences(main):
+    """#ddp: Each rank saw different sequences, yet both end with the same gradient digest: the bytes are identical, not merely close."""
+    ranks = [line.split() for line in main.lines if line.startswith("rank ")]
+    return (len(ranks) == 2 and ranks[0][3] != ranks[1][3] and ranks[0][6] == ranks[1][6]
+            and main.line("bitwise identical").endswith("True"))
+
+
+def claim_matches_one_process(main):
+    """#ddp: They also match one process that trained on the whole batch, to rounding."""
+    return all(error < 1e-6 for error in (float(line.split()[-1]) for line in main.lines if line.startswith("rank ")))
+
+
+def claim_one_all_reduce_four_bytes_per_parameter(main):
+    """#ddp: The communication is a single all-reduce in backward, whose payload is exactly four bytes per parameter: every gradient of the model fits in one bucket. Nothing moves in forward and nothing in the optimizer step."""
+    parameters = int(main.line("every rank holds").split("holds all ")[1].split()[0].replace(",", ""))
+    payload = int(main.line("bytes per step").split("payload ")[1].split()[0].replace(",", ""))
+    return (main.line("calls per pass") == "calls per pass: forward: none; backward: 1 all_reduce; optimizer: none"
+            and payload == 4 * parameters and main.line("calls by size").split(":", 1)[1].strip().startswith("1 x all_reduce"))

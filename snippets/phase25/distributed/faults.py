@@ -69,3 +69,10 @@ def main():
     for rank, where in sorted(error.errors.items()):
         print(f"  rank {rank} was {where}")
     print(f"  ranks started {started}, still running afterwards {left}")
+
+
+def claim_crash_and_hang(main):
+    """#robustness: one rank raises while the other waits in a collective, and one rank never arrives at all; the error names each failed rank with the last line it wrote, or where each rank was stuck, and no rank is left running."""
+    crash, hang = main.between("crash_rank:", "hang_rank:"), main.between("hang_rank:")
+    return ("rank 1 said: ValueError" in crash.text and "was stuck in barrier" in hang.line("rank 0 was stuck")
+            and "rank 1 was stuck in hang_rank" in hang.text and main.count("still running afterwards 0") == 2)

@@ -55,3 +55,24 @@ def main():
         print(f"rank {r['rank']} holds {r['params']:,} of {total:,} parameters; "
               f"max |grad - one process| {r['grad_error']:.1e}")
     print("\n".join(comm_lines(ranks[0])))
+
+
+def claim_each_rank_holds_half(main):
+    """#fsdp: Every tensor is cut in two along its first dimension, so each rank holds half of the model."""
+    held = [line.split() for line in main.lines if " holds " in line]
+    return (len(held) == 2 and all(2 * int(row[3].replace(",", "")) == int(row[5].replace(",", "")) for row in held)
+            and "each cut the same way along dim 0" in main)
+
+
+def claim_three_units(main):
+    """#fsdp: Three units give three all-gathers in forward and three reduce-scatters in backward; backward has only two all-gathers; the optimizer updates its half with no communication."""
+    return main.line("calls per pass") == ("calls per pass: forward: 3 all_gather; backward: 2 all_gather, "
+                                           "3 reduce_scatter; optimizer: none")
+
+
+def claim_reduce_scatters_four_bytes_per_parameter(main):
+    """#fsdp: the reduce-scatters together carry exactly four bytes per parameter, as DDP's all-reduce does."""
+    sizes = main.line("calls by size").split(":", 1)[1].split(", ")
+    scattered = sum(int(s.split(" x ")[0]) * int(s.split(" of ")[1].split()[0].replace(",", "")) for s in sizes if "reduce_scatter" in s)
+    parameters = int(main.line("rank 0 holds").split(" of ")[1].split()[0].replace(",", ""))
+    return scattered == 4 * parameters

@@ -40,3 +40,19 @@ def main():
         print("\n".join(verdicts(table)))
     for name, reason in failed.items():
         print(f"{name} did not finish on NCCL: {reason}")
+
+
+def claim_same_counts_and_bytes(main):
+    """#nccl: The counts and bytes come from the same code as the CPU table: DDP's one all-reduce carries four bytes per parameter, DDP's and FSDP's bytes do not change with the batch, and both pipeline schedules have their rows."""
+    rows = {line[:9].strip(): line[9:].split() for line in main.between("pattern ", "DDP gradients").lines}
+    ddp = [int(v.replace(",", "")) for v in rows["DDP"] if "," in v and v.replace(",", "").isdigit()]
+    fsdp = [int(v.replace(",", "")) for v in rows["FSDP2"] if "," in v and v.replace(",", "").isdigit()]
+    return (set(rows) == {"DDP", "FSDP2", "TP", "PP GPipe", "PP 1F1B"} and ddp[1] == ddp[2] == 4 * ddp[0]
+            and fsdp[1] == fsdp[2] and all(float(cells[-1]) < 1e-6 for cells in rows.values()))
+
+
+def claim_ddp_fastest_step(main):
+    """#pick: the GPU step times below show the price of the extra calls: DDP has the shortest step at both batch sizes."""
+    rows = {line[:9].strip(): line[9:].split() for line in main.between("pattern ", "DDP gradients").lines}
+    times = {name: (float(cells[-3]), float(cells[-2])) for name, cells in rows.items()}
+    return all(min(times, key=lambda name: times[name][i]) == "DDP" for i in (0, 1))

@@ -117,3 +117,40 @@ def main():
             print(f"  {r['params']:,} parameters; max |grad - one process| {r['grad_error']:.1e}")
             print("  " + "\n  ".join(comm_lines(r)))
         print()
+
+
+def claim_gpipe_then_1f1b_order(main):
+    """#pipeline: GPipe runs every forward, then every backward; 1F1B starts each micro-batch's backward as soon as it can and alternates."""
+    gpipe, one_f_one_b = main.between("GPipe:", "1F1B:"), main.between("1F1B:")
+    return (all(line.split(" ran ")[1].startswith("F0 F1 F2 F3 B0 B1 B2 B3") for line in gpipe.lines if " ran " in line)
+            and one_f_one_b.line("rank 1 ran").startswith("rank 1 ran F0 B0 F1 B1 F2 B2 F3 B3"))
+
+
+def claim_same_bubble(main):
+    """#pipeline: Both leave the same bubble, (p-1)/(m+p-1) of the step for p stages and m micro-batches."""
+    idle = [line.split() for line in main.lines if line.strip().startswith("idle ")]
+    p, m = 2, 4
+    return len(idle) == 4 and all(int(row[1]) / int(row[3]) == (p - 1) / (m + p - 1) for row in idle)
+
+
+def claim_1f1b_holds_fewer(main):
+    """#pipeline: What 1F1B saves is memory: it keeps fewer micro-batches of activations alive."""
+    def held(section):
+        return [int(line.split("at most ")[1].split()[0]) for line in section.lines if "at most " in line]
+    gpipe, one_f_one_b = held(main.between("GPipe:", "1F1B:")), held(main.between("1F1B:"))
+    return max(one_f_one_b) < min(gpipe)
+
+
+def claim_one_send_one_receive_per_micro_batch(main):
+    """#pipeline: The stages exchange exactly one send and one receive per micro-batch, each the size of one micro-batch of activations (2 sequences x 16 tokens x 64 features x 4 bytes)."""
+    sizes = [line.split(":", 1)[1].strip() for line in main.lines if "calls by size" in line]
+    size = f"{2 * 16 * 64 * 4:,} B"
+    return len(sizes) == 4 and all(s in (f"4 x send of {size}, 4 x recv of {size}", f"4 x recv of {size}, 4 x send of {size}")
+                                   for s in sizes)
+
+
+def claim_1f1b_plan_names_micro_batch_4(main):
+    """#pipeline: for 1F1B, the schedule's own plan for the last stage names micro-batches 1 to 4, of which 4 does not exist, while the stage ran 0 to 3."""
+    line = main.between("1F1B:").line("rank 1 ran")
+    ran, plan = line.split(" ran ")[1].split(";")[0], line.split("pipeline_order: ")[1]
+    return "F4" in plan and "F0" not in plan and "F4" not in ran and "F0" in ran

@@ -64,3 +64,23 @@ def main():
         print(f"rank {r['rank']} holds {r['params']:,} parameters; max |grad - one process| {r['grad_error']:.1e}")
     print(f"the same split on blocks.0.attn (qkv, proj): {ranks[0]['attention']}")
     print("\n".join(comm_lines(ranks[0])))
+
+
+def claim_placements(main):
+    """#tensor-parallel: Both ranks read the whole batch. fc is split by rows of its weight (S(0)) and proj by its input features (S(1)); proj's bias is replicated (R)."""
+    rows = {line.split()[0]: line.split()[-1] for line in main.between("blocks.0.mlp", "rank 0").lines}
+    return ("both ranks read the whole batch" in main.line("Tensor parallel on 2 ranks")
+            and rows == {"fc.weight": "S(0)", "fc.bias": "S(0)", "proj.weight": "S(1)", "proj.bias": "R"})
+
+
+def claim_four_all_reduces(main):
+    """#tensor-parallel: The four all-reduces are one per block and pass, each as large as one batch of activations (8 sequences x 16 tokens x 64 features x 4 bytes), and the gradients match one process."""
+    errors = [float(line.split()[-1]) for line in main.lines if line.startswith("rank ")]
+    return (main.line("calls per pass") == "calls per pass: forward: 2 all_reduce; backward: 2 all_reduce; optimizer: none"
+            and main.line("calls by size").split(":", 1)[1].strip() == f"4 x all_reduce of {8 * 16 * 64 * 4:,} B"
+            and len(errors) == 2 and all(e < 1e-6 for e in errors))
+
+
+def claim_attention_split_fails(main):
+    """#tensor-parallel: Split by columns, the fused qkv's split(64) yields two pieces, not three."""
+    return "expected 3, got 2" in main.line("the same split on blocks.0.attn")
