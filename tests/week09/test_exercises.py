@@ -6,7 +6,6 @@ from pathlib import Path
 import pytest
 
 from snippets.week09 import exercises, view_diagram
-from tests.phase25.test_theory0x_readable import long_paragraphs
 
 PAGES = sorted((Path(__file__).resolve().parents[2] / "docs" / "week-09").glob("index*.md"))
 
@@ -50,11 +49,6 @@ def test_exercise_answers():
     assert {name: count for name, (count, _) in counts.items()} == {
         "a * b": 1, "a * 2": 1, "torch.mul(a, b)": 1, "torch.mul(a, b, out=out)": 0, "a.clone().mul_(b)": 0}
     assert all(equal for _, equal in counts.values())
-
-
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
-def test_no_paragraph_over_the_limit(page):
-    assert long_paragraphs(page.read_text(encoding="utf-8")) == []
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
