@@ -125,7 +125,7 @@ class Executor:
         multi-process ones at once (Queue). This process starts no thread: an in-process call (a profiler,
         say) sees only itself. A call that reads a clock runs last, with nothing beside it. Failures are
         kept in memory for the page that shows the call to report."""
-        todo = [c for c in dict.fromkeys(calls) if self._missing(*c)]
+        todo = [c for c in dict.fromkeys(calls) if self.missing(*c)]
         if not todo:
             return
         alone = [c for c in todo if measures_time(self.root, c[0])]
@@ -187,7 +187,8 @@ class Executor:
         """Keep the result of the call `server` ran (see _compute)."""
         self._compute(path, call, lambda module, call_, timeout: server.result(), server.started)
 
-    def _missing(self, path: Path, call: str) -> bool:
+    def missing(self, path: Path, call: str) -> bool:
+        """Not in the cache (a call whose snippet cannot be read counts as present: its page reports it)."""
         try:
             return self.cached(path, call) is None
         except SnippetError:

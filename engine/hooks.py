@@ -22,14 +22,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the engine package itself, wherever the config lives
     sys.path.insert(0, str(ROOT))
 
-from engine import atomic, interface, notebook_pages, notebooks, pages, render, search_split, translations  # noqa: E402
+from engine import (atomic, background, interface, notebook_pages, notebooks, pages, render,  # noqa: E402
+                    search_split, translations)
 from engine.execute import Executor  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
 from engine.sources import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.engine")
 DISARM = re.compile(r"^([ \t]*`{3,}\s*\w+[^\n]*?)\bexec=\S+", re.MULTILINE)  # shown, never run
-_state = {"command": "build", "dirty": False, "expected": {}, "signatures": {}}
+_state = {"command": "build", "dirty": False, "expected": {}, "signatures": {}, "background": None, "server": None}
 
 
 def on_startup(command, dirty):
@@ -47,8 +48,12 @@ def on_files(files, config):
 
 
 def _mark_changed_pages(files) -> None:
-    root = pages.current().root
+    site = pages.current()
+    root = site.root
     for file in files.documentation_pages():
+        if file.src_uri in site.running:  # it showed an output still running: render it again
+            Path(file.abs_dest_path).unlink(missing_ok=True)
+            continue
         text = Path(file.abs_src_path).read_text(encoding="utf-8")
         try:
             signature = pages.page_signature(root, text)
@@ -77,15 +82,64 @@ def on_config(config):
 
 def on_pre_build(config):
     """Every snippet call of the site (both languages) not cached yet runs now, side by side where
-    that is safe (Executor.prefetch), so that pages render from the cache."""
+    that is safe (Executor.prefetch), so that pages render from the cache. Under `mkdocs serve` with
+    calls missing at start, they run in a background process instead (engine.background) while pages
+    show what is ready."""
     site = pages.current()
+    if _state["command"] == "serve" and _in_background(site, Path(config.docs_dir)):
+        return
     start = time.perf_counter()
-    site.executor.prefetch(pages.site_calls(site.root, Path(config.docs_dir)), _read_json(_timings_file(site.root)))
+    site.executor.prefetch(pages.site_calls(site.root, Path(config.docs_dir)), read_timings(site.root))
     _state["prefetch_seconds"] = _state.get("prefetch_seconds", 0.0) + time.perf_counter() - start
+
+
+def _in_background(site, docs: Path) -> bool:
+    """True while the background run started by the first `mkdocs serve` build is still going."""
+    if "background_checked" not in _state:
+        _state["background_checked"] = True
+        if any(site.executor.missing(*call) for call in pages.site_calls(site.root, docs)):
+            log.info("engine: snippet outputs missing: they run in the background; pages show them as they come")
+            _state["background"] = background.start(site.root, docs)
+    process = _state["background"]
+    if process is not None and not any(site.executor.missing(*call) for call in pages.site_calls(site.root, docs)):
+        process.wait(timeout=60)  # every output is in: it is only saving its timings
+    site.waiting = process is not None and process.poll() is None
+    if process is not None and not site.waiting:
+        _state["background"] = None
+        if _state["server"] is not None:
+            _state["server"].unwatch(str(site.executor.cache_dir))
+        log.info("engine: the background run has ended (exit status %s)", process.returncode)
+    return site.waiting
+
+
+def on_serve(server, config, builder):
+    """While the background run fills the cache, every entry it writes triggers a rebuild."""
+    if _state["background"] is not None:
+        _state["server"] = server
+        cache = pages.current().executor.cache_dir
+        cache.mkdir(parents=True, exist_ok=True)
+        server.watch(str(cache))
+    return server
+
+
+def on_shutdown():
+    process = _state["background"]
+    if process is not None and process.poll() is None:
+        process.terminate()
 
 
 def _timings_file(root: Path) -> Path:
     return root / ".cache" / "timings.json"
+
+
+def read_timings(root: Path) -> dict:
+    """Seconds each snippet call took when it last ran (for the progress line's estimate)."""
+    return _read_json(_timings_file(root))
+
+
+def save_timings(root: Path, executor) -> None:
+    seconds = {name: timing["seconds"] for name, timing in executor.timings.items()}
+    atomic.write_text(_timings_file(root), json.dumps({**read_timings(root), **seconds}, indent=0))
 
 
 def _read_json(file: Path) -> dict:
@@ -154,8 +208,7 @@ def on_post_build(config):
     executor = site.executor
     log.info("engine: %d snippet call(s) executed in this process so far", len(executor.executed))
     root = Path(config.config_file_path).parent
-    seconds = {name: timing["seconds"] for name, timing in executor.timings.items()}
-    atomic.write_text(_timings_file(root), json.dumps({**_read_json(_timings_file(root)), **seconds}, indent=0))
+    save_timings(root, executor)
     atomic.write_text(root / ".cache" / "last-build.json", json.dumps(
         {"executed": executor.executed, "timings": executor.timings,
          "prefetch_seconds": round(_state.get("prefetch_seconds", 0.0), 2)}))

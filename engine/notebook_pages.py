@@ -12,6 +12,7 @@ engine/notebooks.py builds, with notebook_html's repairs, replaces this module a
 
 from __future__ import annotations
 
+import html
 import logging
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
@@ -20,6 +21,8 @@ from mkdocs.structure.files import File
 from mkdocs.structure.toc import get_toc
 
 from engine import notebook_html, notebooks
+from engine.pages import StillRunning
+from engine.render import LABELS
 from engine.includes import IncludeError
 from engine.search_split import languages
 from engine.sources import SnippetError
@@ -61,6 +64,8 @@ def render(page, config, site) -> str | None:
     lab = page.file.lab
     try:
         notebook = nbformat.writes(notebooks.lab_notebook(site, config, Path(lab.abs_src_path), lang))
+    except StillRunning:  # `mkdocs serve` on a cold cache: the page is rendered again when it is ready
+        return "<p>" + html.escape(LABELS[lang]["running"].format(name=lab.src_uri)) + "</p>"
     except (IncludeError, SnippetError) as error:
         log.warning("engine: no notebook for [%s] %s: %s", lang, lab.src_uri, error)
         return None

@@ -212,6 +212,7 @@ def outputs(site, include: Include, lang: str) -> tuple[str | None, list[str]]:
     devices = declarations(path).devices
     main, notes = None, []
     if "cpu" in devices:
+        site.require(path, include.call, include.path)
         result = site.executor.run(path, include.call)  # in memory: the page's own run
         if not result.ok:
             raise SnippetError(result.error)

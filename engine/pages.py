@@ -13,6 +13,10 @@ from engine.sources import (PACKAGE, SnippetError, declarations, part_source, sn
                             uses_triton)
 
 
+class StillRunning(SnippetError):
+    """`mkdocs serve`: an output the background run has not produced yet (its notice is the message)."""
+
+
 @dataclass
 class Failure:
     lang: str
@@ -33,6 +37,8 @@ class Site:
     page: str = "?"
     rendered: int = 0
     failures: list[Failure] = field(default_factory=list)
+    waiting: bool = False  # `mkdocs serve`: outputs still coming from the background run (engine.background)
+    running: set[str] = field(default_factory=set)  # pages that showed an output still running
 
     @property
     def root(self) -> Path:
@@ -41,6 +47,13 @@ class Site:
     def start_page(self, page: str, lang: str) -> None:
         self.page, self.lang, self.rendered = page, lang, 0
         self.failures = [f for f in self.failures if (f.lang, f.page) != (lang, page)]
+        self.running.discard(page)
+
+    def require(self, path: Path, call: str, name: str) -> None:
+        """Raise StillRunning while the background run has not produced this CPU output yet."""
+        if self.waiting and self.executor.missing(path, call):
+            self.running.add(self.page)
+            raise StillRunning(render.running(name, self.lang))
 
     def fail(self, snippet: str, message: str) -> str:
         self.failures.append(Failure(self.lang, self.page, snippet, message))
@@ -52,6 +65,8 @@ class Site:
         name = f"{PACKAGE}/{include.path}" + (f":{include.call}()" if include.call else "")
         try:
             return self._render(include)
+        except StillRunning as notice:
+            return str(notice)
         except SnippetError as error:
             return self.fail(name, str(error))
         except Exception as error:  # noqa: BLE001 - a machinery bug must fail the page too
@@ -79,6 +94,7 @@ class Site:
         devices = declarations(path).devices
         cpu = gpu = None
         if "cpu" in devices:
+            self.require(path, call, name)
             result = self.executor.run(path, call)
             if not result.ok:
                 raise SnippetError(f"{result.error.rstrip()}\n--- output before the failure ---\n{result.output}")

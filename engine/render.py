@@ -17,6 +17,9 @@ LABELS = {
         "empty": "(the call printed nothing)",
         "failed": "Snippet failed",
         "pending": "GPU recording pending for {name}: run `make record` on a machine with an NVIDIA GPU.",
+        "running_title": "Still running",
+        "running": "`make serve` is still running {name} for the first time; this page reloads by itself when "
+                   "the output is ready.",
     },
     "es": {
         "built": "Salida generada en CPU con torch {torch} y Python {python}.",
@@ -29,6 +32,9 @@ LABELS = {
         "empty": "(la llamada no imprimió nada)",
         "failed": "El snippet falló",
         "pending": "Falta la grabación en GPU de {name}: ejecuta `make record` en una máquina con GPU NVIDIA.",
+        "running_title": "Ejecutándose",
+        "running": "`make serve` todavía está ejecutando {name} por primera vez; esta página se recarga sola "
+                   "cuando la salida esté lista.",
     },
 }
 
@@ -97,3 +103,8 @@ def failure(message: str, lang: str) -> str:
 def pending(name: str, lang: str) -> str:
     """Shown only while authoring (NMB_PENDING_RECORDINGS=1): a recording not made yet."""
     return f'!!! warning "GPU"\n\n    {LABELS[lang]["pending"].format(name=name)}\n'
+
+
+def running(name: str, lang: str) -> str:
+    """Shown only by `mkdocs serve` on a cold cache: an output the background run has not produced yet."""
+    return f'!!! info "{LABELS[lang]["running_title"]}"\n\n    {LABELS[lang]["running"].format(name=name)}\n'
