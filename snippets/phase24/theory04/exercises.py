@@ -25,7 +25,7 @@ def what_the_registry_sees(container) -> dict[str, object]:
     return {
         "tensors in parameters()": len(list(model.parameters())),
         "entries in state_dict()": len(model.state_dict()),
-        "layers[0].weight after .double()": str(model.layers[0].weight.dtype).removeprefix("torch."),
+        "weights after .double()": str(model.layers[0].weight.dtype).removeprefix("torch."),
         "forward(float64 input)": forward_outcome(model),
     }
 
@@ -43,7 +43,7 @@ def layers_in_a_list():
     for container in (list, nn.ModuleList):
         print(f"self.layers = {container.__name__}([...])")
         for what, value in what_the_registry_sees(container).items():
-            print(f"  {what:33} {value}")
+            print(f"  {what:23} {value}")
 
 
 def more_key_sets() -> dict[str, str]:
