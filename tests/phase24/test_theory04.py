@@ -3,11 +3,13 @@
 import numpy as np
 import pytest
 import torch
+from torch import nn
 
 from snippets.minigpt.evaluate import heldout_rows
 from snippets.minigpt.grammar import allowed_next
-from snippets.phase24.theory04 import (dispatch_keys, dispatch_sequence, drills, head_softmax, minigpt_accuracy,
-                                       minigpt_equivalence, numpy_differences, storage_views, tiny_mlp)
+from snippets.phase24.theory04 import (dispatch_keys, dispatch_sequence, drills, exercises, head_softmax,
+                                       minigpt_accuracy, minigpt_equivalence, numpy_differences, storage_views,
+                                       tiny_mlp)
 from snippets.minigpt.torch_model import load_pretrained, sample_batch
 
 
@@ -94,7 +96,7 @@ def test_custom_softmax_slots_into_the_head():
 def test_drill_answers():
     d1 = drills.drill1_contiguous()
     assert d1["new storage"] and d1["its bytes"] == 12 * 4 and d1["x.t().contiguous() stride"] == (3, 1)
-    assert d1["storage order of x.t().contiguous()"] == torch.arange(12.0).reshape(3, 4).t().flatten().tolist()
+    assert d1["in memory order"] == torch.arange(12.0).reshape(3, 4).t().flatten().tolist()
     d2 = drills.drill2_data_ptr()
     assert d2["equals w.untyped_storage().data_ptr()"] and d2["equals w.data_ptr() (offset 0)"]
     assert d2["w[1].data_ptr() - w.data_ptr() (bytes)"] == d2["w.stride(0) * w.element_size()"] == 64 * 4
@@ -122,3 +124,26 @@ def test_dtype_is_not_a_dispatch_key_and_the_kernel_reads_it():
     assert set(dispatch_keys.add_rows()) == {"CPU", "SparseCPU", "Meta"}
     results = dispatch_keys.add_by_dtype()
     assert results["float16"] == "float16 result" and "add_stub" in results["uint16"]
+
+
+def test_layers_in_a_list_are_invisible_and_module_list_registers_them():
+    listed = exercises.what_the_registry_sees(list)
+    assert listed["tensors in parameters()"] == listed["entries in state_dict()"] == 0
+    assert listed["weights after .double()"] == "float32"
+    assert listed["forward(float64 input)"].startswith("RuntimeError")
+    registered = exercises.what_the_registry_sees(nn.ModuleList)
+    assert registered["tensors in parameters()"] == registered["entries in state_dict()"] == 4
+    assert registered["weights after .double()"] == "float64"
+    assert registered["forward(float64 input)"] == "ok"
+    model = exercises.ListedMLP(nn.ModuleList)
+    assert list(model.state_dict()) == [f"layers.{i}.{p}" for i in (0, 1) for p in ("weight", "bias")]
+    assert sum(p.numel() for p in model.parameters()) == sum(p.numel() for p in tiny_mlp.TinyMLP().parameters())
+
+
+def test_only_inference_mode_changes_the_keys():
+    plain = dispatch_keys.key_sets()["float32 on cpu"]
+    keys = exercises.more_key_sets()
+    assert [name for name, k in keys.items() if k != plain] == ["made under inference_mode()"]
+    inference = keys["made under inference_mode()"].split(", ")
+    assert "CPU" in inference and "AutogradCPU" not in inference and "ADInplaceOrView" not in inference
+    assert set(inference) < set(plain.split(", "))

@@ -29,6 +29,6 @@ def main():
 
 
 def claim_two_copies(main):
-    """#drills: one host-to-device copy for x and one device-to-host copy for y, each one cudaMemcpyAsync."""
+    """#exercises: one host-to-device copy for x and one device-to-host copy for y, each one cudaMemcpyAsync."""
     return (main.number("Memcpy HtoD (Pageable -> Device):") == 1 and main.number("Memcpy DtoH (Device -> Pageable):") == 1
             and main.number("cudaMemcpyAsync:") == 2)
