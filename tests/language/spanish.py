@@ -33,6 +33,12 @@ REFERENCE = re.compile(r"^\s*\[[^\]]+\]:\s*\S+.*$")
 URL = re.compile(r"\b(?:https?://|www\.)\S+")
 ADMONITION = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?)\s+[\w-]+")
 WORD = re.compile(r"\w+(?:[.'’]\w+)*")
+PERCENT = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?%")
+DECIMAL_POINT = re.compile(r"(?<![\w.,])\d+\.\d+(?![\w.%]|,\d)")  # PERCENT takes "0.5%"
+DOTTED_AFTER = {  # a dotted number right after one of these words is a version or a section number
+    "torch", "pytorch", "python", "triton", "cuda", "cudnn", "numpy", "nccl", "versión", "versiones", "la",
+    "sección", "secciones", "apartado",
+}
 GENDERS = {"masculino": "m", "femenino": "f", "adjetivo": None}  # the #style-english table's words
 SWAP = {  # an article or demonstrative of one gender: the same word of the other gender
     "el": "la", "un": "una", "este": "esta", "ese": "esa", "aquel": "aquella", "del": "de la",
@@ -366,16 +372,40 @@ def words_in(name: str, text: str, kind: str, unknown: frozenset[str]) -> list[F
     return found
 
 
+def numbers_in(name: str, text: str) -> list[Finding]:
+    """Numbers in prose written the English way: a decimal point (a version, "torch 2.13", and a
+    section number, "## 9.1", keep theirs) or a percent sign with no space before it."""
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        for match in PERCENT.finditer(line):
+            written = match.group()
+            found.append(Finding(name, number, "number", written,
+                                 f"«{written}»: write «{written[:-1].replace('.', ',')} %» (decimal comma, "
+                                 f"a space before %)"))
+        for match in DECIMAL_POINT.finditer(line):
+            before = line[:match.start()]
+            previous = re.search(r"(\w+)\W*$", before)
+            if (previous and previous.group(1).lower() in DOTTED_AFTER) or re.fullmatch(r"\s*#+\s+|.*\[", before):
+                continue
+            written = match.group()
+            found.append(Finding(name, number, "number", written,
+                                 f"«{written}» has a decimal point: write «{written.replace('.', ',')}», "
+                                 f"or put a number copied from an output in code font"))
+    return sorted(found, key=lambda finding: finding.line)
+
+
 def findings(page: Path, kind: str) -> list[Finding]:
-    """The page's findings of one kind: "variant", "english" or "spelling"."""
+    """The page's findings of one kind: "variant", "english", "spelling" or "number"."""
     text = page_prose(page)
     if kind == "variant":
         return variants_in(page_name(page), text)
+    if kind == "number":
+        return numbers_in(page_name(page), text)
     english, misspelt = unknown_words()
     return words_in(page_name(page), text, kind, english if kind == "english" else misspelt)
 
 
-KINDS = ("variant", "english", "spelling")
+KINDS = ("variant", "english", "spelling", "number")
 
 
 def main() -> None:
