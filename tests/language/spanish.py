@@ -141,14 +141,15 @@ def prose(text: str) -> str:
     return "\n".join(lines)
 
 
-def words(line: str) -> list[str]:
-    """The words of a prose line; identifiers (digits, underscores, dots inside) are not words."""
+def words(line: str, shortest: int = 2) -> list[str]:
+    """The words of a prose line (one letter is too short to check, unless `shortest` is 1);
+    identifiers (digits, underscores, dots inside) are not words."""
     found = []
     for match in WORD.finditer(line):
         token = match.group()
         if any(c.isdigit() or c == "_" or c == "." for c in token):
             continue
-        found.extend(part for part in re.split(r"['’]", token) if len(part) > 1)
+        found.extend(part for part in re.split(r"['’]", token) if len(part) >= shortest)
     return found
 
 
@@ -394,6 +395,33 @@ def numbers_in(name: str, text: str) -> list[Finding]:
     return sorted(found, key=lambda finding: finding.line)
 
 
+@functools.cache
+def kept_words() -> frozenset[str]:
+    """The words of the English terms the glossary keeps, lower case."""
+    return frozenset(word.lower() for term, _ in kept_terms() for word in words(term))
+
+
+def english_headings(name: str, text: str, english: frozenset[str]) -> list[Finding]:
+    """Headings with no Spanish word and at least one English one (a kept term or a word of
+    `english`): "### Guards" is written "### Guards (guardas)", "### Graph breaks" is written
+    "### Cortes de grafo (graph breaks)". Names alone ("## DDP") are not English."""
+    headings = [(number, line) for number, line in enumerate(text.splitlines(), 1) if re.match(r"#+\s", line)]
+    heading_words = {word for _, line in headings for word in words(line, 1)}
+    not_spanish = hunspell_rejects("es_ES", heading_words) if heading_words else set()
+    found = []
+    for number, line in headings:
+        found_words = words(line, 1)  # "y" makes "`sizes`, `strides` y offset" Spanish
+        kept = [w for w in found_words if known(w, kept_words(), frozenset())]
+        spanish = [w for w in found_words if w not in not_spanish and w not in kept]
+        inglés = kept + [w for w in found_words if w in english]
+        if inglés and not spanish and not any(ruled_out(w) for w in found_words):
+            title = " ".join(found_words)
+            found.append(Finding(name, number, "english", title,
+                                 f"heading «{title}» is in English: write it in Spanish, the English term "
+                                 f"in parentheses if it helps («Cortes de grafo (graph breaks)»)"))
+    return found
+
+
 def findings(page: Path, kind: str) -> list[Finding]:
     """The page's findings of one kind: "variant", "english", "spelling" or "number"."""
     text = page_prose(page)
@@ -402,7 +430,10 @@ def findings(page: Path, kind: str) -> list[Finding]:
     if kind == "number":
         return numbers_in(page_name(page), text)
     english, misspelt = unknown_words()
-    return words_in(page_name(page), text, kind, english if kind == "english" else misspelt)
+    if kind == "english":
+        found = english_headings(page_name(page), text, english) + words_in(page_name(page), text, kind, english)
+        return sorted(found, key=lambda finding: finding.line)
+    return words_in(page_name(page), text, kind, misspelt)
 
 
 KINDS = ("variant", "english", "spelling", "number")

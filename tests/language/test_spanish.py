@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from .spanish import (GENDERS, GLOSSARY, KINDS, ROOT, WORDS, classify, code_items, findings, glossary,
-                      hunspell_rejects, kept_terms, numbers_in, occurrences, page_name, plain, project_words, prose,
-                      section, spanish_pages, table, variants_in, words_in)
+from .spanish import (GENDERS, GLOSSARY, KINDS, ROOT, WORDS, classify, code_items, english_headings,
+                      findings, hunspell_rejects, kept_terms, numbers_in, occurrences, page_name, plain,
+                      project_words, prose, section, spanish_pages, table, variants_in, words_in)
 
 PAGES = spanish_pages()
 ENGLISH_GLOSSARY = GLOSSARY.with_name("glossary.md")
@@ -42,11 +42,12 @@ def test_the_glossary_pages_state_the_same_style():
 
 
 def test_the_glossary_rules_are_well_formed():
-    assert all(gender in GENDERS for gender in
-               (plain(c[1]).split()[0].lower() for c in table(section(GLOSSARY.read_text(encoding="utf-8"), "style-english"))))
+    text = GLOSSARY.read_text(encoding="utf-8")
+    genders = [plain(cells[1]).split()[0].lower() for cells in table(section(text, "style-english"))]
+    assert genders and all(gender in GENDERS for gender in genders)
     terms = [term.lower() for term, _ in kept_terms()]
     assert len(terms) == len(set(terms)), "a term is kept twice"
-    avoid = table(section(GLOSSARY.read_text(encoding="utf-8"), "style-avoid"))
+    avoid = table(section(text, "style-avoid"))
     assert avoid and all(code_items(cells[0]) and plain(cells[1]) for cells in avoid)
     variants = {variant.lower() for cells in avoid for variant in code_items(cells[0])}
     assert not variants & set(terms), "a term is both kept and ruled out"
@@ -81,6 +82,8 @@ print(snippet("librería/fichero.py"))
 
 Mira el dispatcher: cada kernel lee el sotrage y luego the output.
 
+### Guards { #guards }
+
 ## 9.1 Números { #numbers }
 
 Con torch 2.13 y Python 3.11, el 41,4 % tarda 0.5 s, un 12.5% más que `0.25` y que el 3%.
@@ -99,9 +102,10 @@ def test_the_checks_find_what_they_look_for():
     english, misspelt = classify(seen)
     assert [(f.line, f.text) for f in words_in("sample.es.md", text, "english", english)] == [(20, "the"), (20, "output")]
     assert [(f.line, f.text) for f in words_in("sample.es.md", text, "spelling", misspelt)] == [(20, "sotrage")]
+    assert [(f.line, f.text) for f in english_headings("sample.es.md", text, english)] == [(22, "Guards")]
     numbers = numbers_in("sample.es.md", text)
-    assert [(f.line, f.text) for f in numbers] == [(24, "12.5%"), (24, "3%"), (24, "0.5")]
-    assert str(numbers[0]) == "sample.es.md:24: «12.5%»: write «12,5 %» (decimal comma, a space before %)"
+    assert [(f.line, f.text) for f in numbers] == [(26, "12.5%"), (26, "3%"), (26, "0.5")]
+    assert str(numbers[0]) == "sample.es.md:26: «12.5%»: write «12,5 %» (decimal comma, a space before %)"
 
 
 def test_the_checks_read_every_spanish_page():
