@@ -380,9 +380,9 @@ def numbers_in(name: str, text: str) -> list[Finding]:
     for number, line in enumerate(text.splitlines(), 1):
         for match in PERCENT.finditer(line):
             written = match.group()
+            why = "a decimal comma and a space before %" if "." in written else "a space before %"
             found.append(Finding(name, number, "number", written,
-                                 f"«{written}»: write «{written[:-1].replace('.', ',')} %» (decimal comma, "
-                                 f"a space before %)"))
+                                 f"«{written}»: write «{written[:-1].replace('.', ',')} %» ({why})"))
         for match in DECIMAL_POINT.finditer(line):
             before = line[:match.start()]
             previous = re.search(r"(\w+)\W*$", before)

@@ -105,7 +105,7 @@ def test_the_checks_find_what_they_look_for():
     assert [(f.line, f.text) for f in english_headings("sample.es.md", text, english)] == [(22, "Guards")]
     numbers = numbers_in("sample.es.md", text)
     assert [(f.line, f.text) for f in numbers] == [(26, "12.5%"), (26, "3%"), (26, "0.5")]
-    assert str(numbers[0]) == "sample.es.md:26: «12.5%»: write «12,5 %» (decimal comma, a space before %)"
+    assert str(numbers[0]) == "sample.es.md:26: «12.5%»: write «12,5 %» (a decimal comma and a space before %)"
 
 
 def test_the_checks_read_every_spanish_page():
