@@ -40,12 +40,11 @@ DOTTED_AFTER = {  # a dotted number right after one of these words is a version 
     "sección", "secciones", "apartado",
 }
 GENDERS = {"masculino": "m", "femenino": "f", "adjetivo": None}  # the #style-english table's words
-SWAP = {  # an article or demonstrative of one gender: the same word of the other gender
-    "el": "la", "un": "una", "este": "esta", "ese": "esa", "aquel": "aquella", "del": "de la",
-    "al": "a la", "los": "las", "unos": "unas", "estos": "estas", "esos": "esas",
-}
-SWAP |= {feminine: masculine for masculine, feminine in SWAP.items() if " " not in feminine}
-SWAP |= {"de la": "del", "a la": "al"}
+PAIRS = (  # articles and demonstratives: (masculine, feminine)
+    ("el", "la"), ("un", "una"), ("este", "esta"), ("ese", "esa"), ("aquel", "aquella"), ("del", "de la"),
+    ("al", "a la"), ("los", "las"), ("unos", "unas"), ("estos", "estas"), ("esos", "esas"),
+)
+SWAP = {masculine: feminine for masculine, feminine in PAIRS} | {feminine: masculine for masculine, feminine in PAIRS}
 ARTICLES = {  # (singular, plural) articles and demonstratives of each gender
     "m": (("el", "un", "este", "ese", "aquel", "del", "al"), ("los", "unos", "estos", "esos")),
     "f": (("la", "una", "esta", "esa", "aquella"), ("las", "unas", "estas", "esas")),
@@ -56,7 +55,7 @@ ARTICLES = {  # (singular, plural) articles and demonstratives of each gender
 class Finding:
     page: str
     line: int
-    kind: str  # "variant", "english" or "spelling"
+    kind: str  # one of KINDS
     text: str
     message: str
 
@@ -216,17 +215,18 @@ def bounded(pattern: str) -> str:
     return r"(?<![\w-])" + pattern + r"(?![\w-])"
 
 
-def kept_terms() -> list[tuple[str, str | None]]:
+@functools.cache
+def kept_terms() -> tuple[tuple[str, str | None], ...]:
     """The `#style-english` table: each English term kept in Spanish, with its gender ("m", "f",
     or None for an adjective); a cell with alternatives ("exclude set / include set") gives each."""
     terms = []
     for cells in table(section(GLOSSARY.read_text(encoding="utf-8"), "style-english")):
         gender = GENDERS[plain(cells[1]).split()[0].lower()]
         terms.extend((term.strip(), gender) for term in plain(cells[0]).split(" / "))
-    return terms
+    return tuple(terms)
 
 
-def gender_rules(terms: list[tuple[str, str | None]]) -> list[Rule]:
+def gender_rules(terms: tuple[tuple[str, str | None], ...]) -> list[Rule]:
     """An article of the other gender before a kept term ("la build", "el op"); a longer term that
     starts with the same words is left to its own rule ("el key set" is not "el key")."""
     rules = []
