@@ -11,7 +11,7 @@ export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 export NMB_CHROMIUM := $(CHROMIUM)
 
-.PHONY: setup browser serve build test bench record clean
+.PHONY: setup browser spelling serve build test bench record clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,13 +26,22 @@ $(CHROMIUM):
 
 browser: $(CHROMIUM)
 
+# hunspell with Spain's Spanish and US English dictionaries, for the tests of the Spanish prose
+# (tests/language/): Debian's packages.
+HUNSPELL_DICTIONARIES := /usr/share/hunspell/es_ES.dic /usr/share/hunspell/en_US.dic
+
+spelling:
+	@test -x /usr/bin/hunspell $(foreach d,$(HUNSPELL_DICTIONARIES),-a -f $(d)) || { \
+	  $(SUDO) apt-get update -qq && \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends hunspell hunspell-es hunspell-en-us; }
+
 serve: setup
 	$(PY) -m mkdocs serve --dirty --dev-addr 127.0.0.1:8000 --livereload
 
 build: setup
 	$(PY) -m mkdocs build --strict --site-dir site
 
-test: setup browser
+test: setup browser spelling
 	$(PY) -m pytest
 
 bench: setup
