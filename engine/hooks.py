@@ -23,7 +23,7 @@ if str(ROOT) not in sys.path:  # the engine package itself, wherever the config 
     sys.path.insert(0, str(ROOT))
 
 from engine import (atomic, background, interface, notebook_pages, notebooks, pages, render,  # noqa: E402
-                    search_split, translations)
+                    search_split, sources, translations)
 from engine.execute import Executor  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
 from engine.sources import SnippetError  # noqa: E402
@@ -85,6 +85,7 @@ def on_pre_build(config):
     that is safe (Executor.prefetch), so that pages render from the cache. Under `mkdocs serve` with
     calls missing at start, they run in a background process instead (engine.background) while pages
     show what is ready."""
+    sources.freeze()  # each snippet's closure and hash once per build
     site = pages.current()
     if _state["command"] == "serve" and _in_background(site, Path(config.docs_dir)):
         return
@@ -203,6 +204,7 @@ def on_post_template(output_content, template_name, config):
 
 @event_priority(-200)  # after static-i18n, whose post-build step builds the other languages
 def on_post_build(config):
+    sources.thaw()
     site = pages.current()
     search_split.split_by_language(Path(config.site_dir), config)
     executor = site.executor

@@ -107,7 +107,36 @@ def _imported_names_at(root: Path, path: Path, mtime_ns: int) -> frozenset[str]:
     return frozenset(n for n in names if n == PACKAGE or n.startswith(PACKAGE + "."))
 
 
-def closure(root: Path, path: Path) -> list[Path]:
+_frozen: dict | None = None  # while a build renders: closures and hashes, each computed once
+
+
+def freeze() -> None:
+    """From now until `thaw()`, snippet files are taken not to change: each closure and source hash is
+    computed once (a build calls this before it runs or renders anything; `mkdocs serve` thaws and
+    freezes again for every rebuild)."""
+    global _frozen
+    _frozen = {}
+
+
+def thaw() -> None:
+    global _frozen
+    _frozen = None
+
+
+def _once(kind: str, compute):
+    """Decorator: while frozen, compute(root, path) once per path."""
+    def memoized(root: Path, path: Path):
+        if _frozen is None:
+            return compute(root, path)
+        key = (kind, root, path)
+        if key not in _frozen:
+            _frozen[key] = compute(root, path)
+        return _frozen[key]
+    memoized.__doc__ = compute.__doc__
+    return memoized
+
+
+def _closure(root: Path, path: Path) -> tuple[Path, ...]:
     """The file and every project module it imports, directly or not, sorted."""
     seen: set[Path] = set()
     todo = [path.resolve()]
@@ -122,7 +151,15 @@ def closure(root: Path, path: Path) -> list[Path]:
                 found = module_file(root, ".".join(parts[:i]))
                 if found is not None:
                     todo.append(found.resolve())
-    return sorted(seen)
+    return tuple(sorted(seen))
+
+
+def closure(root: Path, path: Path) -> list[Path]:
+    """The file and every project module it imports, directly or not, sorted."""
+    return list(_closure_once(root, path))
+
+
+_closure_once = _once("closure", _closure)
 
 
 def _names_used(path: Path) -> frozenset[str]:
@@ -210,7 +247,7 @@ def _hashed_bytes(file: Path) -> bytes:
     return strip_claims(text, tree).encode()
 
 
-def source_hash(root: Path, path: Path) -> str:
+def _source_hash(root: Path, path: Path) -> str:
     """Hash of a snippet's source, every project module it imports, and their declared inputs."""
     digest = hashlib.sha256()
     modules = closure(root, path)
@@ -220,6 +257,9 @@ def source_hash(root: Path, path: Path) -> str:
         digest.update(_hashed_bytes(file))
         digest.update(b"\0")
     return digest.hexdigest()[:16]
+
+
+source_hash = _once("hash", _source_hash)
 
 
 def part_source(path: Path, part: str | None) -> str:
