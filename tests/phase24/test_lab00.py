@@ -71,7 +71,7 @@ def test_deliverable_writes_checks_and_manifest(tmp_path):
 
 
 def test_interpreter_must_be_on_before_the_kernel_is_defined():
-    results = {moment: exercises.launch_at(moment) for moment in exercises.MOMENTS}
+    results = exercises.launch_at(exercises.MOMENTS)
     assert results["before import triton"] == results["after import triton"] == "[0.0, 2.0, 4.0, 6.0]"
     assert "0 active drivers" in results["never"] and "0 active drivers" in results["after the kernel is defined"]
 
@@ -99,8 +99,8 @@ def test_minigpt_check_passes_and_fails_with_its_sentence(monkeypatch):
 def test_code_hash_follows_content_not_location():
     here = source_hash(ROOT, Path(deliverable.__file__))
     assert exercises.hash_of_a_copy() == here
-    assert exercises.hash_of_a_copy("triton_add.py:# a comment\n") != here
-    assert exercises.hash_of_a_copy("hello_cuda.py:\n") != here
+    assert exercises.hash_of_a_copy(("triton_add.py", "# a comment\n")) != here
+    assert exercises.hash_of_a_copy(("hello_cuda.py", "\n")) != here
     names = [f.name for f in closure(ROOT, Path(deliverable.__file__))]
     assert {"deliverable.py", "hello_cuda.py", "triton_add.py", "experiment.py"} <= set(names)
 

@@ -1,5 +1,6 @@
-"""Solutions of lab 00's exercises, each one run: when the interpreter must be switched on, why the
-tensor-op check can compare exactly, a check of your own, and what the manifest's code hash covers."""
+"""Solutions of lab 00's exercises, each one run: when the interpreter must be switched on,
+why the tensor-op check can compare exactly, a check of your own, and what the manifest's code
+hash covers."""
 
 import os
 import shutil
@@ -18,19 +19,27 @@ from snippets.phase24.lab00.hello_cuda import Check, device
 from snippets.phase24.lab00.switch_moment import MOMENTS
 
 TIMEOUT = 600  # four fresh interpreters, each importing torch and triton
+LAB = Path(deliverable.__file__).parent
 
 
-def launch_at(moment: str) -> str:
-    """What the add kernel returns, or the last line of its error, with the interpreter switched on at `moment`."""
+def launch_at(moments: tuple[str, ...]) -> dict[str, str]:
+    """Per moment, what the add kernel returns, or the last line of its error: each in a
+    fresh process started without TRITON_INTERPRET, all side by side."""
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    done = subprocess.run([sys.executable, "-m", "snippets.phase24.lab00.switch_moment", moment],
-                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=150)
-    return done.stdout.strip() if done.returncode == 0 else done.stderr.strip().splitlines()[-1]
+    command = [sys.executable, "-m", "snippets.phase24.lab00.switch_moment"]
+    children = {moment: subprocess.Popen(command + [moment], env=env, cwd=ROOT, text=True,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                for moment in moments}
+    results = {}
+    for moment, child in children.items():
+        out, err = child.communicate(timeout=300)
+        results[moment] = out.strip() if child.returncode == 0 else err.strip().splitlines()[-1]
+    return results
 
 
 def when_to_switch():
-    for moment in MOMENTS:
-        print(f"{moment:<28} {launch_at(moment)}")
+    for moment, result in launch_at(MOMENTS).items():
+        print(f"{moment:<28} {result}")
 
 
 def python_products(rows: list[list[float]]) -> list[list[float]]:
@@ -43,9 +52,11 @@ def exact_or_close():
     for name, a in (("arange(6.0)", torch.arange(6.0).reshape(2, 3)),
                     ("randn(2, 3)", torch.randn(2, 3, generator=generator))):
         product, expected = (a @ a.T).tolist(), python_products(a.tolist())
-        gap = max(abs(p - e) for row, erow in zip(product, expected) for p, e in zip(row, erow))
+        gap = max(abs(p - e) for row, e_row in zip(product, expected)
+                  for p, e in zip(row, e_row))
         close = torch.allclose(a @ a.T, torch.tensor(expected), atol=1e-6)
-        print(f"{name}: equal {product == expected}, largest gap {gap:.1e}, allclose {close}")
+        print(f"{name}: equal {product == expected}, largest gap {gap:.1e}, "
+              f"allclose {close}")
 
 
 def check_minigpt() -> Check:
@@ -55,11 +66,12 @@ def check_minigpt() -> Check:
         with torch.no_grad():
             logits = model(sample_batch(8, 32, seed=0).to(device()))
     except Exception as error:  # missing weights, a device the model cannot use
-        return Check("MiniGPT", False, f"{type(error).__name__}: {str(error).splitlines()[0][:200]}",
-                     "The MiniGPT did not run: check that snippets/minigpt/grammar_minigpt.pt is there.")
+        return Check("MiniGPT", False, f"{type(error).__name__}: {str(error)[:200]}",
+                     "The MiniGPT did not run: is snippets/minigpt/grammar_minigpt.pt there?")
     ok = logits.shape == (8, 32, 600) and bool(logits.isfinite().all())
-    return Check("MiniGPT", ok, f"logits {tuple(logits.shape)} on {logits.device.type}, "
-                 f"{'all finite' if ok else 'wrong shape or not finite'}",
+    detail = f"logits {tuple(logits.shape)} on {logits.device.type}, " + (
+        "all finite" if ok else "wrong shape or not finite")
+    return Check("MiniGPT", ok, detail,
                  "" if ok else "The MiniGPT gave wrong logits: rerun theory 04's port check.")
 
 
@@ -68,18 +80,21 @@ def my_check():
     print(f"[{'ok' if check.ok else 'MISSING':7}] {check.name:14} {check.detail}")
 
 
-def hash_of_a_copy(edit: str | None = None) -> str:
-    """The deliverable's code hash, computed on a copy of its files elsewhere, with `edit` appended to one of them."""
+def hash_of_a_copy(append: tuple[str, str] | None = None) -> str:
+    """The deliverable's code hash, computed on a copy of its files in another folder;
+    `append` = (a file of the lab, text added at its end)."""
     with tempfile.TemporaryDirectory() as tmp:
+        copy_root = Path(tmp)
         for file in closure(ROOT, Path(deliverable.__file__)):
-            copy = Path(tmp) / file.relative_to(ROOT)
+            copy = copy_root / file.relative_to(ROOT)
             copy.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(file, copy)
-        if edit is not None:
-            name, text = edit.split(":", 1)
-            target = Path(tmp) / "snippets/phase24/lab00" / name
-            target.write_text(target.read_text(encoding="utf-8") + text, encoding="utf-8")
-        return source_hash(Path(tmp), Path(tmp) / "snippets/phase24/lab00/deliverable.py")
+        lab = copy_root / LAB.relative_to(ROOT)
+        if append is not None:
+            name, text = append
+            (lab / name).write_text((lab / name).read_text(encoding="utf-8") + text,
+                                    encoding="utf-8")
+        return source_hash(copy_root, lab / "deliverable.py")
 
 
 def what_the_hash_covers():
@@ -88,9 +103,11 @@ def what_the_hash_covers():
     for file in files:
         print("  " + str(file.relative_to(ROOT)))
     here = source_hash(ROOT, Path(deliverable.__file__))
-    for label, edit in (("a copy of them in another folder", None),
-                        ("the copy, with a comment added to triton_add.py", "triton_add.py:# a comment\n")):
-        print(f"{label}: {'same hash' if hash_of_a_copy(edit) == here else 'different hash'}")
+    for label, append in (("a copy of them in another folder", None),
+                          ("the copy, with a comment added to triton_add.py",
+                           ("triton_add.py", "# a comment\n"))):
+        same = hash_of_a_copy(append) == here
+        print(f"{label}: {'same hash' if same else 'different hash'}")
 
 
 def claim_set_before_the_kernel_is_defined(when_to_switch):

@@ -1,6 +1,7 @@
-"""Exercise 1's child process: switch Triton's interpreter on at one moment, then launch the add kernel.
+"""Exercise 1's child process: switch Triton's interpreter on at one moment, then launch
+the add kernel.
 
-Usage: python -m snippets.phase24.lab00.switch_moment MOMENT (run it with TRITON_INTERPRET unset)
+Usage: python -m snippets.phase24.lab00.switch_moment MOMENT (with TRITON_INTERPRET unset)
 """
 
 import os
@@ -15,7 +16,7 @@ def switch_on_at(moment: str, now: str) -> None:
 
 
 def launch(moment: str) -> list[float]:
-    """x + x by the lab's add kernel, on CPU tensors, with the interpreter switched on at `moment`."""
+    """x + x by the lab's add kernel on CPU tensors, the interpreter switched on at `moment`."""
     switch_on_at(moment, "before import triton")
     import triton  # noqa: F401
 

@@ -1,5 +1,6 @@
-"""Solutions of theory 03's exercises, each one run: the launch for three widths, the kernel without
-its max shift and with zeros in its padding, two properties of the backward, and what KEEP_LAST saves."""
+"""Solutions of theory 03's exercises, each one run: the launch for four widths, the kernel
+without its max shift and with zeros in its padding, two properties of the backward, and what
+KEEP_LAST saves."""
 
 import warnings
 
@@ -12,7 +13,7 @@ from snippets.phase24.triton_softmax.correctness import cases
 
 
 def launches(n_rows: int = 4096):
-    print(f"{'columns':>7} {'BLOCK_COLS':>10} {'ROWS':>4} {'tile':>5} {'warps':>5} {'programs':>8}")
+    print("columns BLOCK_COLS ROWS  tile warps programs")
     for n_cols in (1, 600, 4096, 32000):
         config = kernels.launch_config(n_cols)
         print(f"{n_cols:>7} {config['BLOCK_COLS']:>10} {config['ROWS']:>4} "
@@ -21,9 +22,10 @@ def launches(n_rows: int = 4096):
 
 
 @triton.jit
-def softmax_kernel_variant(x_ptr, y_ptr, n_rows, N_COLS: tl.constexpr, BLOCK_COLS: tl.constexpr,
-                           ROWS: tl.constexpr, SHIFT: tl.constexpr, PAD: tl.constexpr):
-    """The course's softmax_kernel (float32 only) with the max shift optional and PAD in the masked lanes."""
+def softmax_kernel_variant(x_ptr, y_ptr, n_rows, N_COLS: tl.constexpr,
+                           BLOCK_COLS: tl.constexpr, ROWS: tl.constexpr,
+                           SHIFT: tl.constexpr, PAD: tl.constexpr):
+    """The course's softmax_kernel (float32 only), the max shift optional, PAD in masked lanes."""
     rows = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)
     cols = tl.arange(0, BLOCK_COLS)
     in_row = cols[None, :] < N_COLS
@@ -37,9 +39,9 @@ def softmax_kernel_variant(x_ptr, y_ptr, n_rows, N_COLS: tl.constexpr, BLOCK_COL
 
 
 def variant(x: torch.Tensor, shift: bool = True, pad: float = -float("inf")) -> torch.Tensor:
-    """softmax_kernel_variant on a float32 matrix, launched as kernels.softmax launches the real one."""
+    """softmax_kernel_variant on a float32 matrix, launched as kernels.softmax launches its own."""
     y = torch.empty_like(x)
-    config = {k: v for k, v in kernels.launch_config(x.shape[1]).items() if k != "num_warps"}
+    config = kernels.launch_config(x.shape[1])
     softmax_kernel_variant[(triton.cdiv(x.shape[0], config["ROWS"]),)](
         x, y, x.shape[0], N_COLS=x.shape[1], SHIFT=shift, PAD=pad, **config)
     return y
@@ -53,7 +55,7 @@ def without_the_shift():
     huge = cases("cpu", torch.float32)["(2, 3) magnitude 1e4"]
     ordinary = cases("cpu", torch.float32)["(2, 600) LM head"]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy, in the interpreter, on exp's overflow
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's, on exp's overflow
         unshifted = variant(huge, shift=False)
     print(f"logits {huge.tolist()}")
     print("  with the shift:", rounded(kernels.softmax(huge)))
@@ -73,7 +75,8 @@ def zeros_in_the_padding():
 
 def backward_properties():
     generator = torch.Generator().manual_seed(0)
-    x, dy = (torch.randn(4, 600, dtype=torch.float64, generator=generator) for _ in range(2))
+    x, dy = (torch.randn(4, 600, dtype=torch.float64, generator=generator)
+             for _ in range(2))
     y = kernels.softmax(x)
     dx = kernels.softmax_backward(y, dy)
     shifted = kernels.softmax_backward(y, dy + 5.0)
@@ -83,13 +86,13 @@ def backward_properties():
 
 
 def elements_loaded(n_cols: int, chunk: int, keep_last: bool) -> int:
-    """Elements of y and dy one row's backward loads: the looped columns twice, a kept chunk once."""
+    """Elements of y and dy the backward loads per row: looped columns twice, a kept chunk once."""
     looped = (n_cols - 1) // chunk * chunk if keep_last else n_cols
     return 2 * (2 * looped + (n_cols - looped))
 
 
 def run_backward(y: torch.Tensor, dy: torch.Tensor, keep_last: bool) -> torch.Tensor:
-    """softmax_backward_kernel with backward_config's launch, KEEP_LAST forced to `keep_last`."""
+    """softmax_backward_kernel launched with backward_config, KEEP_LAST set to `keep_last`."""
     config = dict(kernels.backward_config(y.shape[1]), KEEP_LAST=keep_last)
     dx = torch.empty_like(y)
     kernels.softmax_backward_kernel[(triton.cdiv(y.shape[0], config["ROWS"]),)](
@@ -100,7 +103,8 @@ def run_backward(y: torch.Tensor, dy: torch.Tensor, keep_last: bool) -> torch.Te
 def what_keep_last_saves(n_cols: int = 32000):
     config = kernels.backward_config(n_cols)
     print(f"backward_config({n_cols}):\n  {config}")
-    kept, not_kept = (elements_loaded(n_cols, config["CHUNK"], keep) for keep in (True, False))
+    kept, not_kept = (elements_loaded(n_cols, config["CHUNK"], keep)
+                      for keep in (True, False))
     print(f"loads of y and dy per row: {kept} with KEEP_LAST, {not_kept} without "
           f"({1 - kept / not_kept:.1%} fewer)")
     generator = torch.Generator().manual_seed(0)
