@@ -1,10 +1,19 @@
-"""Lab 00, hello CUDA: the checks pass here, and each missing piece fails with a sentence and status 1."""
+"""Lab 00, hello CUDA: the checks pass here, each missing piece fails with a sentence and status 1, the
+exercises' solutions hold, and the page opens and closes as the course's pages do."""
 
 import json
 import sys
+from pathlib import Path
 
-from snippets.phase24.lab00 import deliverable, hello_cuda
+import pytest
+import torch
+
+from engine.sources import closure, source_hash
+from snippets.experiment import ROOT
+from snippets.phase24.lab00 import deliverable, exercises, hello_cuda
 from snippets.phase24.lab00.missing_toolchain import run_without_toolchain
+
+PAGES = sorted((ROOT / "docs" / "phase-24" / "lab").glob("00-hello-cuda*.md"))
 
 
 def test_toolchain_passes_on_this_machine(capsys):
@@ -59,3 +68,48 @@ def test_deliverable_writes_checks_and_manifest(tmp_path):
     assert [c["name"] for c in checks][-1] == "Triton kernel" and all(c["ok"] for c in checks)
     manifest = json.loads((out / "manifest.json").read_text())
     assert {"torch", "seed", "timestamp", "code_hash"} <= manifest.keys() and manifest["all_checks_passed"]
+
+
+def test_interpreter_must_be_on_before_the_kernel_is_defined():
+    results = exercises.launch_at(exercises.MOMENTS)
+    assert results["before import triton"] == results["after import triton"] == "[0.0, 2.0, 4.0, 6.0]"
+    assert "0 active drivers" in results["never"] and "0 active drivers" in results["after the kernel is defined"]
+
+
+def test_exact_comparison_holds_for_arange_only():
+    a = torch.arange(6.0).reshape(2, 3)
+    assert (a @ a.T).tolist() == exercises.python_products(a.tolist())
+    r = torch.randn(2, 3, generator=torch.Generator().manual_seed(0))
+    assert (r @ r.T).tolist() != exercises.python_products(r.tolist())
+    assert torch.allclose(r @ r.T, torch.tensor(exercises.python_products(r.tolist())), atol=1e-6)
+
+
+def test_minigpt_check_passes_and_fails_with_its_sentence(monkeypatch):
+    check = exercises.check_minigpt()
+    assert check.ok and "(8, 32, 600)" in check.detail
+
+    def missing():
+        raise FileNotFoundError("grammar_minigpt.pt")
+
+    monkeypatch.setattr(exercises, "load_pretrained", missing)
+    failed = exercises.check_minigpt()
+    assert not failed.ok and "FileNotFoundError" in failed.detail and "grammar_minigpt.pt" in failed.fix
+
+
+def test_code_hash_follows_content_not_location():
+    here = source_hash(ROOT, Path(deliverable.__file__))
+    assert exercises.hash_of_a_copy() == here
+    assert exercises.hash_of_a_copy(("triton_add.py", "# a comment\n")) != here
+    assert exercises.hash_of_a_copy(("hello_cuda.py", "\n")) != here
+    names = [f.name for f in closure(ROOT, Path(deliverable.__file__))]
+    assert {"deliverable.py", "hello_cuda.py", "triton_add.py", "experiment.py"} <= set(names)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_page_opens_with_before_closes_with_previous_and_next(page):
+    text = page.read_text(encoding="utf-8")
+    assert text.split("\n## ", 2)[1].split("{ #")[1].startswith("before }")
+    closing = text.rsplit("{ #next }", 1)[1]
+    previous, following = "(../theory/04-pytorch-as-substrate.md)", "(../theory/02-triton-primer.md)"
+    assert previous in closing and following in closing and closing.index(previous) < closing.index(following)
+    assert text.count('??? success') == 8  # four worked parts, four exercises

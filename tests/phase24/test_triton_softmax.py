@@ -10,7 +10,7 @@ import torch
 
 from engine import recordings
 from engine.sources import SnippetError
-from snippets.phase24.triton_softmax import benchmark, chart, correctness, kernels, minigpt_head, targets
+from snippets.phase24.triton_softmax import benchmark, chart, correctness, exercises, kernels, minigpt_head, targets
 from snippets.phase24.triton_softmax.results import COPY, IMPLS, Measured, Timing, format_table, parse_table
 
 
@@ -184,3 +184,68 @@ def test_minigpt_with_the_triton_head_matches_torch_softmax():
     assert result["shape"] == (8, 600) and result["every_position_shape"] == (8, 32, 600)
     assert result["max_abs_difference"] < 1e-6 and result["every_position_difference"] < 1e-6
     assert result["same_argmax"] == 8
+
+
+def test_the_exercise_variant_is_the_course_kernel_with_its_defaults():
+    for shape in [(2, 600), (5, 1), (3, 37), (4, 1024)]:
+        x = 3 * torch.randn(shape)
+        assert torch.allclose(exercises.variant(x), kernels.softmax(x), atol=1e-7)
+
+
+def test_without_the_shift_huge_logits_give_nan_and_ordinary_ones_agree():
+    huge = correctness.cases("cpu", torch.float32)["(2, 3) magnitude 1e4"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        y = exercises.variant(huge, shift=False)
+    assert y[0, :2].isnan().all() and y[0, 2] == 0 and y[1].isnan().all()
+    x = torch.randn(4, 600)
+    assert torch.allclose(exercises.variant(x, shift=False), kernels.softmax(x), atol=1e-6)
+
+
+def test_zeros_in_the_padding_lose_probability_only_when_lanes_are_padded():
+    narrow, wide = torch.randn(3, 600), torch.randn(3, 1024)
+    assert (exercises.variant(narrow, pad=0.0).sum(dim=1) < 0.99).all()
+    assert torch.allclose(exercises.variant(wide, pad=0.0).sum(dim=1), torch.ones(3), atol=1e-6)
+
+
+def test_backward_rows_sum_to_zero_and_ignore_a_constant_added_to_dy():
+    x, dy = torch.randn(4, 300, dtype=torch.float64), torch.randn(4, 300, dtype=torch.float64)
+    y = kernels.softmax(x)
+    dx = kernels.softmax_backward(y, dy)
+    assert dx.sum(dim=1).abs().max() < 1e-14 and dx.abs().max() > 1e-3
+    assert (kernels.softmax_backward(y, dy + 5.0) - dx).abs().max() < 1e-14
+
+
+@pytest.mark.parametrize("n_cols, chunk, keep_last, loaded", [
+    (32000, 16384, True, 2 * (2 * 16384 + 15616)), (32000, 16384, False, 4 * 32000),
+    (100, 128, True, 2 * 100), (32768, 16384, True, 2 * (2 * 16384 + 16384))])
+def test_elements_loaded_counts_the_looped_columns_twice(n_cols, chunk, keep_last, loaded):
+    assert exercises.elements_loaded(n_cols, chunk, keep_last) == loaded
+
+
+def test_keep_last_changes_no_gradient():
+    y = kernels.softmax(torch.randn(2, 20000))
+    dy = torch.randn(2, 20000)
+    kept, walked = exercises.run_backward(y, dy, True), exercises.run_backward(y, dy, False)
+    assert torch.equal(kept, walked)
+    reference = torch.ops.aten._softmax_backward_data(dy.double(), y.double(), -1, torch.float64)
+    assert (kept.double() - reference).abs().max() < 1e-6
+
+
+def test_launches_print_one_line_per_width(capsys):
+    exercises.launches(4096)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 5 and lines[2].split() == ["600", "1024", "2", "2048", "2", "2048"]
+
+
+PAGES = sorted((Path(kernels.__file__).parents[2] / "docs" / "phase-24" / "theory").glob("03-triton-softmax*.md"))
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_page_opens_with_before_closes_with_previous_and_next(page):
+    text = page.read_text(encoding="utf-8")
+    assert text.split("\n## ", 2)[1].split("{ #")[1].startswith("before }")
+    closing = text.rsplit("{ #next }", 1)[1]
+    previous, following = "(02-triton-primer.md)", "(../../phase-25/index.md)"
+    assert previous in closing and following in closing and closing.index(previous) < closing.index(following)
+    assert "tl.arange` is not a loop" not in text and text.count("02-triton-primer.md#") >= 3
