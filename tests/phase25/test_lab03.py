@@ -11,8 +11,9 @@ import pytest
 import torch
 
 from snippets.minigpt.config import CONFIG
-from snippets.phase25.lab03 import exercises, part_d_annotation, part_d_minigpt
+from snippets.phase25.lab03 import exercises, part_cd_triton, part_d_annotation, part_d_minigpt, stretch_minigpt_gpu
 from snippets.phase25.lab03.deliverable import FUSED_OPS, check_acceptance
+from snippets.phase25.lab03.fold import METADATA, WIDTH, fold, notes, recorded_output
 from snippets.phase25.lab03.minigpt_compile import (ROWS, SEQ_LEN, attention_lines, attention_softmax, compile_minigpt,
                                                     kernel_launches)
 from snippets.phase25.lab03.part_a_compile_match import TOLERANCE, compile_match
@@ -230,3 +231,29 @@ def test_training_compiles_a_forward_and_a_backward_module():
     assert list(kernels(forward)) == ["cpp_fused__softmax_0"]
     assert list(kernels(backward)) == ["cpp_fused__softmax_backward_data_0", "cpp_fused_sum_1"]
     assert re.findall(r"extern_kernels\.(\w+)\(", call_function(backward)) == ["mm", "mm"]
+
+
+def test_fold_puts_notes_above_elides_metadata_and_wraps_code_after_commas():
+    signature = "def kernel(" + ", ".join(f"argument_{n}" for n in range(10)) + "):"
+    text = ("    a = f(x)    # <- first\n    b = f(a)    # <- first\n    c = 1\n" + signature +
+            "\n# ^ the signature\n    triton_meta={'signature': {'p': '*fp32'}},\n  x2  " + "k" * 120)
+    lines = fold(text).splitlines()
+    assert lines[:4] == ["    # ↓ first", "    a = f(x)", "    b = f(a)", "    c = 1"]  # a repeated note once
+    assert lines[4] == "# ↓ the signature"
+    assert lines[5].startswith("def kernel(argument_0,") and lines[5].endswith(",") and len(lines[5]) <= WIDTH
+    assert lines[6].startswith("    argument_") and lines[6].endswith("argument_9):")
+    assert lines[7] == "    triton_meta={...},  # 29 characters, elided here"
+    assert lines[8] == "  x2  " + "k" * 120  # a word longer than the page stays whole
+
+
+@pytest.mark.parametrize("module", [part_cd_triton, stretch_minigpt_gpu])
+def test_a_folded_recording_keeps_every_character_of_its_code(module):
+    recorded = recorded_output(module.__file__)
+    folded = fold(recorded).splitlines()
+    kept = [METADATA.sub(r"\1\2={...}\4", code) for code, _ in notes(recorded)]
+    shown = [line.split("  # ")[0] if line.endswith("elided here") else line
+             for line in folded if not line.lstrip().startswith("# ↓")]
+    # whitespace and "#" aside (a wrapped comment starts each of its lines with one), nothing changed
+    squeezed = ["".join("".join(lines).split()).replace("#", "") for lines in (shown, kept)]
+    assert squeezed[0] == squeezed[1]
+    assert sum(len(line) > WIDTH for line in folded) < sum(len(line) > WIDTH for line in recorded.splitlines())

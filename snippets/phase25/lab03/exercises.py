@@ -125,7 +125,7 @@ def claim_attention_numbers(attention_numbers):
             and attention_numbers.line("batch rows x heads").endswith("4 x 4 = 16")
             and attention_numbers.line("rows of scores").endswith("16 x 64 = 1024")
             and attention_numbers.line("float constants in the kernel:").endswith(": 0.25")
-            and "D = 64 / 4 = 16; D**-0.5 = 0.25" in attention_numbers)
+            and attention_numbers.line("head size D").endswith("= 64 / 4 = 16; D**-0.5 = 0.25"))
 
 
 def claim_training_modules(training):
