@@ -32,6 +32,7 @@ def changed_lines(batch: int = 4) -> list[tuple[str, str]]:
 
 
 def batch_4_kernel():
+    """Exercise 1: the kernel lines that a batch of 4 changes."""
     pairs = changed_lines(4)
     print(f"lines of cpp_fused__softmax_0 that differ between batch 2 and batch 4: {len(pairs)}")
     for two, four in pairs:
@@ -53,6 +54,7 @@ def compiles(batches, dynamic=None) -> list[int]:
 
 
 def recompiles():
+    """Exercise 2: compiles for batches 2, 3, 4, 2, by default and with dynamic=False."""
     batches = (2, 3, 4, 2)
     for dynamic in (None, False):
         counts = compiles(batches, dynamic)
@@ -66,6 +68,7 @@ def loop_bounds(kernel: str) -> list[tuple[str, int]]:
 
 
 def attention_numbers():
+    """Exercise 3: the attention kernel's loop bounds and constant, beside the model's shape."""
     _, kernel, _ = attention_kernel()
     heads, head_dim = CONFIG.n_heads, CONFIG.d_model // CONFIG.n_heads
     print("loop bounds of the attention kernel, in order:",
@@ -93,6 +96,7 @@ def training_modules() -> list[str]:
 
 
 def training():
+    """Exercise 4: what each generated module holds when the compiled TinyHead also runs backward."""
     codes = training_modules()
     shapes = sorted(INPUT_SHAPE.findall(codes[0]))
     print("inputs of the forward:", ", ".join(f"{name} {shape}" for name, shape in shapes))
