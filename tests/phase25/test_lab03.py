@@ -11,9 +11,11 @@ import pytest
 import torch
 
 from snippets.minigpt.config import CONFIG
-from snippets.phase25.lab03 import part_d_annotation
+from snippets.phase25.lab03 import exercises, part_cd_triton, part_d_annotation, part_d_minigpt, stretch_minigpt_gpu
 from snippets.phase25.lab03.deliverable import FUSED_OPS, check_acceptance
-from snippets.phase25.lab03.minigpt_compile import attention_lines, attention_softmax, compile_minigpt, kernel_launches
+from snippets.phase25.lab03.fold import METADATA, WIDTH, fold, notes, recorded_output
+from snippets.phase25.lab03.minigpt_compile import (ROWS, SEQ_LEN, attention_lines, attention_softmax, compile_minigpt,
+                                                    kernel_launches)
 from snippets.phase25.lab03.part_a_compile_match import TOLERANCE, compile_match
 from snippets.phase25.lab03.part_b_dump import debug_run, default_cache_dir, fused_nodes, logs_after_import
 from snippets.phase25.lab03.part_c_kernel import fused_softmax_kernel, kernel_arguments
@@ -22,7 +24,7 @@ from snippets.phase25.lab03.part_e_bench import rounds, variants
 from snippets.phase25.lab03.stretch_export import export_tiny_head, save_and_reload
 from snippets.phase25.lab03.stretch_max_autotune import gemm_choice
 from snippets.phase25.lab03.triton_reading import SOFTMAX_STEPS, annotate, pointers
-from snippets.phase25.theory03.inductor_code import call_function
+from snippets.phase25.theory03.inductor_code import call_function, kernels
 from snippets.phase25.theory03.tiny_head import VOCAB, model_and_input
 
 # A persistent-reduction softmax in the format Inductor writes for a GPU (a format, not a recording).
@@ -49,6 +51,11 @@ def triton_per_fused__softmax_0(in_out_ptr0, xnumel, r0_numel, XBLOCK : tl.const
 @pytest.fixture(scope="module")
 def fused():
     return fused_softmax_kernel()
+
+
+@pytest.fixture(scope="module")
+def attention():
+    return part_d_minigpt.attention_kernel()
 
 
 def test_compiled_tiny_head_matches_eager_within_1e_6():
@@ -174,3 +181,79 @@ def test_the_deliverable_command_writes_a_folder_that_meets_the_acceptance_list(
     assert len(checks) == 6 and all(checks.values()), checks
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["torch"] == torch.__version__ and manifest["kernel_sha256"] == part_d_annotation.KERNEL_SHA256
+
+
+def test_the_minigpt_attention_annotation_is_tied_to_its_kernel(attention):
+    """Fails when a torch upgrade changes the kernel: re-read it and update the notes and their sha256."""
+    _, kernel, _ = attention
+    notes, sha = part_d_minigpt.NOTES, part_d_minigpt.KERNEL_SHA256
+    assert kernel_sha256(kernel) == sha
+    parts = blocks(kernel, notes, sha)
+    assert sum(len(lines) for _, lines, _ in parts) == len(kernel.splitlines())  # every line annotated once
+    with pytest.raises(StaleAnnotation, match="kernel changed"):
+        blocks(kernel.replace("0.25", "0.5"), notes, sha)
+    text = listing(kernel, notes, sha)
+    assert text.count("// [") == len(notes)
+    assert all(f"aten.{op}" in text for op in ("mul", "bitwise_not", "masked_fill", "amax", "sub", "exp", "sum", "div"))
+
+
+def test_call_hands_the_attention_kernel_the_first_bmm_output_to_overwrite(attention):
+    name, kernel, code = attention
+    lines = part_d_minigpt.feeding_lines(name, code)
+    assert lines[-1].startswith(f"{name}(")
+    (bmm,) = [line for line in lines if line.startswith("extern_kernels.bmm(")]
+    aliases = dict(re.findall(r"^(buf\d+) = (?:reinterpret_tensor\()?(buf\d+)\b", "\n".join(lines), re.M))
+    buffer = next(b for b, p in kernel_arguments(name, kernel, code) if p == "in_out_ptr0")
+    while buffer in aliases:
+        buffer = aliases[buffer]
+    assert bmm.endswith(f"out={buffer})")
+
+
+def test_a_new_batch_size_changes_only_the_bound_of_the_row_loop():
+    (two, four), = exercises.changed_lines(4)
+    assert "x0<static_cast<int64_t>(2L)" in two and two.replace("(2L)", "(4L)") == four
+
+
+def test_automatic_dynamic_compiles_twice_and_static_shapes_once_per_batch_size():
+    assert exercises.compiles((2, 3, 4, 2)) == [1, 2, 2, 2]
+    assert exercises.compiles((2, 3, 4, 2), dynamic=False) == [1, 2, 3, 3]
+
+
+def test_the_attention_kernel_numbers_come_from_the_model_shape(attention):
+    _, kernel, _ = attention
+    heads, rows, seq = CONFIG.n_heads, ROWS, SEQ_LEN
+    assert [bound for _, bound in exercises.loop_bounds(kernel)] == [rows * heads, seq, seq, seq, rows * heads * seq, seq, seq]
+    assert set(exercises.FLOAT_CONSTANT.findall(kernel)) == {str((CONFIG.d_model // heads) ** -0.5)}
+
+
+def test_training_compiles_a_forward_and_a_backward_module():
+    forward, backward = exercises.training_modules()
+    assert list(kernels(forward)) == ["cpp_fused__softmax_0"]
+    assert list(kernels(backward)) == ["cpp_fused__softmax_backward_data_0", "cpp_fused_sum_1"]
+    assert re.findall(r"extern_kernels\.(\w+)\(", call_function(backward)) == ["mm", "mm"]
+
+
+def test_fold_puts_notes_above_elides_metadata_and_wraps_code_after_commas():
+    signature = "def kernel(" + ", ".join(f"argument_{n}" for n in range(10)) + "):"
+    text = ("    a = f(x)    # <- first\n    b = f(a)    # <- first\n    c = 1\n" + signature +
+            "\n# ^ the signature\n    triton_meta={'signature': {'p': '*fp32'}},\n  x2  " + "k" * 120)
+    lines = fold(text).splitlines()
+    assert lines[:4] == ["    # ↓ first", "    a = f(x)", "    b = f(a)", "    c = 1"]  # a repeated note once
+    assert lines[4] == "# ↓ the signature"
+    assert lines[5].startswith("def kernel(argument_0,") and lines[5].endswith(",") and len(lines[5]) <= WIDTH
+    assert lines[6].startswith("    argument_") and lines[6].endswith("argument_9):")
+    assert lines[7] == "    triton_meta={...},  # 29 characters, elided here"
+    assert lines[8] == "  x2  " + "k" * 120  # a word longer than the page stays whole
+
+
+@pytest.mark.parametrize("module", [part_cd_triton, stretch_minigpt_gpu])
+def test_a_folded_recording_keeps_every_character_of_its_code(module):
+    recorded = recorded_output(module.__file__)
+    folded = fold(recorded).splitlines()
+    kept = [METADATA.sub(r"\1\2={...}\4", code) for code, _ in notes(recorded)]
+    shown = [line.split("  # ")[0] if line.endswith("elided here") else line
+             for line in folded if not line.lstrip().startswith("# ↓")]
+    # whitespace and "#" aside (a wrapped comment starts each of its lines with one), nothing changed
+    squeezed = ["".join("".join(lines).split()).replace("#", "") for lines in (shown, kept)]
+    assert squeezed[0] == squeezed[1]
+    assert sum(len(line) > WIDTH for line in folded) < sum(len(line) > WIDTH for line in recorded.splitlines())

@@ -86,8 +86,7 @@ def blocks(kernel: str, notes=NOTES, expected_sha256: str = KERNEL_SHA256) -> li
     if kernel_sha256(kernel) != expected_sha256:
         raise StaleAnnotation(
             f"the generated kernel changed (sha256 {kernel_sha256(kernel)}, annotated {expected_sha256}): "
-            "read it again (python -m snippets.phase25.lab03.part_c_kernel), then update NOTES and "
-            "KERNEL_SHA256 in snippets/phase25/lab03/part_d_annotation.py")
+            "read it again, then update its notes and their sha256")
     lines = kernel.splitlines()
     starts, search_from = [], 0
     for note in notes:
@@ -100,11 +99,11 @@ def blocks(kernel: str, notes=NOTES, expected_sha256: str = KERNEL_SHA256) -> li
     return [(start + 1, lines[start:end], note) for start, end, note in zip(starts, ends, notes)]
 
 
-def listing(kernel: str) -> str:
+def listing(kernel: str, notes=NOTES, expected_sha256: str = KERNEL_SHA256) -> str:
     """The kernel with every block preceded by its note as a C++ comment, lines numbered."""
     out = []
-    for number, (first, lines, note) in enumerate(blocks(kernel), 1):
-        comment = textwrap.wrap(f"[{number}] {note.text}", 100)
+    for number, (first, lines, note) in enumerate(blocks(kernel, notes, expected_sha256), 1):
+        comment = textwrap.wrap(f"[{number}] {note.text}", 97)
         out.append("\n".join(f"// {line}" for line in comment))
         out.extend(f"{first + i:3}  {line}" for i, line in enumerate(lines))
         out.append("")

@@ -22,16 +22,3 @@ def main():
     print(text)
     print("\nsoftmax steps found by the rules:")
     print(summary(found))
-
-
-def claim_attention_fused(main):
-    """#stretch-minigpt: the attention kernel fuses the scale, the causal mask computed from positions, masked_fill
-    and the softmax into one Triton kernel; no kernel is a bmm."""
-    name = next(line.split()[1] for line in main.lines if line.strip().startswith("x2  triton_per_fused__softmax"))
-    return (all(op in name for op in ("masked_fill", "mul", "tril", "softmax")) and "r0_2 + ((-1)*x0)" in main
-            and "0.25" in main and not any("bmm" in line for line in main.lines if line.strip().startswith(("x1", "x2"))))
-
-
-def claim_same_warning(main):
-    """#part-d-gpu: the other GPU outputs on this page carry the same TensorFloat32 UserWarning at the top."""
-    return "UserWarning: TensorFloat32" in main.lines[0]
