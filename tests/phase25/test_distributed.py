@@ -241,7 +241,7 @@ def test_deliverable_writes_the_survey(ranks, tmp_path):
     sections = text.split("\n## ")[1:]
     assert len(sections) == len(deliverable.PATTERNS) + 2  # four patterns, the measurements, the pick
     for section, name in zip(sections, deliverable.PATTERNS):
-        body = section.split("\n", 1)[1].strip()
+        body = " ".join(section.split("\n", 1)[1].split())
         assert section.startswith(name) and body.count(". ") + body.endswith(".") == 2  # two sentences
     assert [row["pattern"] for row in json.loads((out / "distributed.json").read_text())] == list(PATTERNS)
     assert "fewest calls per step: DDP (1)" in text and sections[-1].startswith("Which would I pick")
