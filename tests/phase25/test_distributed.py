@@ -18,6 +18,7 @@ from snippets.phase25.distributed.launch import RankFailed, run_ranks
 from snippets.phase25.distributed.model import D_MODEL, SEQ_LEN, build_model
 from snippets.phase25.distributed.pipeline import pp_both_rank
 from snippets.phase25.distributed.timeline import draw, idle_ticks, peak_in_flight, place
+from tests.phase25.test_theory0x_readable import long_paragraphs
 
 FLOAT = 4
 TOLERANCE = 1e-6
@@ -307,3 +308,10 @@ def test_the_crossover_by_hand_is_the_measured_one(ranks, capsys):
     measured = f"{crossover(table['TP'], table['DDP']):.1f}"
     assert lines[2].endswith(f"= {measured}")
     assert [line.split("equal at ")[1] for line in lines[3:]] == [f"{measured} sequences"] * 3
+
+
+# --- the page ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["03-distributed-survey.md", "03-distributed-survey.es.md"])
+def test_the_page_has_no_paragraph_over_the_limit(root, name):
+    assert long_paragraphs((root / "docs" / "phase-25" / "lab" / name).read_text(encoding="utf-8")) == []
