@@ -91,8 +91,7 @@ def crossover_by_hand():
     print(f"equal bytes at batch = {4 * params:,} / (4 x {activations:,}) = {params / (4 * SEQ_LEN * D_MODEL):.1f}")
     for world in (2, 4, 8):
         ddp, tp = ring_bytes_sent("all_reduce", 4 * params, world), 4 * ring_bytes_sent("all_reduce", activations, world)
-        print(f"{world} ranks: DDP sends {ddp:,} B per rank, TP {tp:,} B per sequence: "
-              f"equal at {ddp / tp:.1f} sequences")
+        print(f"{world} ranks: DDP {ddp:,} B, TP {tp:,} B a sequence, equal at {ddp / tp:.1f} sequences")
 
 
 def claim_three_buckets(smaller_buckets):
