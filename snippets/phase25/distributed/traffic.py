@@ -10,7 +10,7 @@ from snippets.phase25.distributed.launch import run_ranks
 from snippets.phase25.distributed.report import PHASES
 
 ISOLATE = True
-TIMEOUT = 240
+TIMEOUT = 300  # past the launcher's own deadline, which reports where each rank was
 BATCH = 8  # sequences of 16 tokens, as in the comparison's first column
 WORLD = 2
 ROWS = (("DDP", 0), ("FSDP2", 0), ("TP", 0), ("PP GPipe", 0), ("PP GPipe", 1))
@@ -89,7 +89,7 @@ def svg(measured: dict[tuple[str, int], list[list]]) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
         'font-family="monospace" font-size="13" fill="currentColor" role="img" '
         'aria-describedby="traffic-diagram-text">',
-        f"<title>What DDP, FSDP2, TP and PP send in one training step of the MiniGPT on {WORLD} ranks, "
+        f"<title>What DDP, FSDP2, TP and PP (GPipe) send in one training step of the MiniGPT on {WORLD} ranks, "
         f"batch {BATCH}</title>", f"<desc>{escape(desc)}</desc>", *body, "</svg>"]) + "\n"
 
 
