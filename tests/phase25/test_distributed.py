@@ -11,12 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from snippets.phase25.distributed import api_names, commdebug_limits, deliverable, faults
+from snippets.phase25.distributed import api_names, commdebug_limits, deliverable, exercises, faults, traffic
 from snippets.phase25.distributed.comm import ring_bytes_sent
 from snippets.phase25.distributed.compare import BATCHES, PATTERNS, compare_rank, crossover, rows, verdicts
 from snippets.phase25.distributed.launch import RankFailed, run_ranks
 from snippets.phase25.distributed.model import D_MODEL, SEQ_LEN, build_model
+from snippets.phase25.distributed.pipeline import pp_both_rank
 from snippets.phase25.distributed.timeline import draw, idle_ticks, peak_in_flight, place
+from tests.phase25.test_theory0x_readable import long_paragraphs
 
 FLOAT = 4
 TOLERANCE = 1e-6
@@ -241,7 +243,75 @@ def test_deliverable_writes_the_survey(ranks, tmp_path):
     sections = text.split("\n## ")[1:]
     assert len(sections) == len(deliverable.PATTERNS) + 2  # four patterns, the measurements, the pick
     for section, name in zip(sections, deliverable.PATTERNS):
-        body = section.split("\n", 1)[1].strip()
+        body = " ".join(section.split("\n", 1)[1].split())
         assert section.startswith(name) and body.count(". ") + body.endswith(".") == 2  # two sentences
     assert [row["pattern"] for row in json.loads((out / "distributed.json").read_text())] == list(PATTERNS)
     assert "fewest calls per step: DDP (1)" in text and sections[-1].startswith("Which would I pick")
+
+
+# --- the traffic diagram ---------------------------------------------------------------------------
+
+def test_the_diagram_draws_every_measured_call_and_agrees_with_the_table(ranks):
+    measured = {(name, rank): ranks[rank][f"{name} @{traffic.BATCH}"]["calls"] for name, rank in traffic.ROWS}
+    svg = traffic.svg(measured)
+    assert 'role="img"' in svg and 'aria-describedby="traffic-diagram-text"' in svg and "<title>" in svg
+    assert "\n\n" not in svg.strip()  # one block: the renderer splits raw output at blank lines
+    chips = sum(svg.count(f'height="14" fill="{colour}"') for colour in traffic.COLOURS.values())
+    assert chips == sum(len(calls) for calls in measured.values()) + len(traffic.COLOURS)  # and the legend
+    tables = {key: traffic.traffic(calls) for key, calls in measured.items()}
+    assert tables[("DDP", 0)] == {"forward": {}, "backward": {"all_reduce": [1, PARAMS * FLOAT]}, "optimizer": {}}
+    assert tables[("FSDP2", 0)]["forward"]["all_gather"][0] == 3
+    assert tables[("TP", 0)]["backward"] == {"all_reduce": [2, 2 * traffic.BATCH * SEQ_LEN * D_MODEL * FLOAT]}
+    assert tables[("PP GPipe", 0)]["forward"]["send"][0] == tables[("PP GPipe", 1)]["backward"]["send"][0] == 4
+    sent = {key: sum(s for kinds in t.values() for _, s in kinds.values()) for key, t in tables.items()}
+    for row in rows(ranks):
+        if row["pattern"] in {name for name, _ in traffic.ROWS}:
+            assert row["sent"][traffic.BATCH] == max(v for (name, _), v in sent.items() if name == row["pattern"])
+
+
+# --- the exercises -----------------------------------------------------------------------------------
+
+def test_smaller_buckets_cut_the_same_bytes_into_several_all_reduces():
+    r = run_ranks(exercises.ddp_buckets_rank, bucket_cap_mb=exercises.BUCKET_MB)[0]
+    sizes = [payload for _, _, payload in r["calls"]]
+    cap = exercises.BUCKET_MB * 2**20
+    assert r["counts"] == {"backward:all_reduce": len(sizes)} and len(sizes) > 1
+    assert sum(sizes) == PARAMS * FLOAT
+    assert all(size > cap for size in sizes[:-1]) and sizes[-1] <= cap  # a bucket closes past the cap
+
+
+def test_keeping_blocks_gathered_drops_the_backward_all_gathers():
+    r = run_ranks(exercises.both_reshard_settings_rank)[0]
+    assert r["True"]["counts"]["backward:all_gather"] == 2
+    assert "backward:all_gather" not in r["False"]["counts"]
+    assert r["False"]["counts"]["forward:all_gather"] == r["False"]["counts"]["backward:reduce_scatter"] == 3
+    assert r["False"]["sent"] == ring_bytes_sent("all_reduce", PARAMS * FLOAT, 2) < r["True"]["sent"]
+
+
+def test_more_microbatches_shrink_the_bubble_not_the_bytes():
+    microbatches, stages = 8, 2
+    ranks = run_ranks(pp_both_rank, microbatches=microbatches)
+    for name in ("GPipe", "1F1B"):
+        actions = [r[name]["actions"] for r in ranks]
+        idle, total = idle_ticks(place(actions))
+        assert all(ticks / total == (stages - 1) / (microbatches + stages - 1) for ticks in idle)
+        size = BATCHES[0] // microbatches * SEQ_LEN * D_MODEL * FLOAT
+        assert [c for c in ranks[0][name]["calls"] if c[1] == "send"] == [["forward", "send", size]] * microbatches
+    assert [peak_in_flight(r["GPipe"]["actions"]) for r in ranks] == [microbatches] * 2
+    assert max(peak_in_flight(r["1F1B"]["actions"]) for r in ranks) == stages
+
+
+def test_the_crossover_by_hand_is_the_measured_one(ranks, capsys):
+    exercises.crossover_by_hand()
+    lines = capsys.readouterr().out.splitlines()
+    table = {row["pattern"]: row for row in rows(ranks)}
+    measured = f"{crossover(table['TP'], table['DDP']):.1f}"
+    assert lines[2].endswith(f"= {measured}")
+    assert [line.split("equal at ")[1] for line in lines[3:]] == [f"{measured} sequences"] * 3
+
+
+# --- the page ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["03-distributed-survey.md", "03-distributed-survey.es.md"])
+def test_the_page_has_no_paragraph_over_the_limit(root, name):
+    assert long_paragraphs((root / "docs" / "phase-25" / "lab" / name).read_text(encoding="utf-8")) == []

@@ -117,3 +117,9 @@ def claim_small_batch_fewer_bytes_more_calls(main):
     """#pick: Tensor and pipeline parallel do send fewer bytes at a small batch, but they pay in more calls (tensor parallel)."""
     return (main.number("TP:") < 1 and main.number("PP GPipe:") < 1 and main.number("PP 1F1B:") < 1
             and main.line("fewest calls per step") == "fewest calls per step: DDP (1)")
+
+
+def claim_schedules_make_the_same_calls(main):
+    """#traffic: 1F1B makes the same calls as GPipe (in another order)."""
+    rows = {line[:9].strip(): line[9:] for line in main.between("pattern ", "DDP gradients").lines}
+    return rows["PP GPipe"] == rows["PP 1F1B"]

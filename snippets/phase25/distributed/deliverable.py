@@ -8,6 +8,8 @@ writes DISTRIBUTED.md, distributed.json and manifest.json (default experiments/2
 from __future__ import annotations
 
 import json
+import tempfile
+import textwrap
 from pathlib import Path
 
 import torch
@@ -16,6 +18,8 @@ from snippets.experiment import cli, write_manifest
 from snippets.phase25.distributed.compare import BATCHES, compare_rank, crossover, format_table, rows, verdicts
 from snippets.phase25.distributed.launch import run_ranks
 
+ISOLATE = True
+TIMEOUT = 300
 DEFAULT_OUT = Path("experiments/25-distributed")
 SEED = 0  # every rank seeds torch with it before the demo; the weights are the shipped MiniGPT's
 PATTERNS = {
@@ -44,24 +48,29 @@ PATTERNS = {
 }
 
 
+def paragraph(text: str) -> str:
+    """Text folded at 80 columns, words kept whole."""
+    return textwrap.fill(text, 80, break_on_hyphens=False)
+
+
 def survey(table: list[dict]) -> str:
     """DISTRIBUTED.md: two sentences per pattern, the measured table, and the pick for the MiniGPT."""
     by_name = {row["pattern"]: row for row in table}
     ddp, tp = by_name["DDP"], by_name["TP"]
     lines = ["# Distributed survey: DDP, FSDP, tensor parallel, pipeline parallel", "",
-             f"torch {torch.__version__}; each pattern trained one step of the grammar MiniGPT on 2 CPU "
-             "processes over gloo (python -m snippets.phase25.distributed.deliverable).", ""]
+             paragraph(f"torch {torch.__version__}; each pattern trained one step of the grammar MiniGPT "
+                           "on 2 CPU processes over gloo (python -m snippets.phase25.distributed.deliverable)."), ""]
     for name, (what, when) in PATTERNS.items():
-        lines += [f"## {name}", "", f"{what} {when}", ""]
+        lines += [f"## {name}", "", paragraph(f"{what} {when}"), ""]
     lines += ["## Measured", "", "```text", format_table(table), *verdicts(table), "```", "",
-              "## Which would I pick for the grammar MiniGPT", "",
+              "## Which would I pick for the grammar MiniGPT", "", paragraph(
               f"DDP: the whole model is {ddp['params']:,} parameters, so it fits on any device many times over "
               "and nothing needs sharding or splitting. "
               f"Tensor and pipeline parallel send fewer bytes at {BATCHES[0]} sequences, but their bytes grow with "
               f"the batch (tensor parallel passes DDP's from about {crossover(tp, ddp):.0f} sequences) and they "
               f"add calls or bubbles, while DDP makes {sum(ddp['calls'].values())} call per step whose "
               f"{ddp['sent'][BATCHES[0]]:,} bytes never change with the batch. "
-              "FSDP would only add all-gathers to save memory this model does not need.", ""]
+              "FSDP would only add all-gathers to save memory this model does not need."), ""]
     return "\n".join(lines)
 
 
@@ -81,6 +90,13 @@ def write_experiment(out: Path = DEFAULT_OUT, table: list[dict] | None = None) -
     write_survey(out, table)
     write_manifest(out, SEED, Path(__file__), backend="gloo", world_size=2)
     return Path(out)
+
+
+def main():
+    """Write the survey into a temporary folder from a fresh measurement; print DISTRIBUTED.md."""
+    with tempfile.TemporaryDirectory() as folder:
+        write_survey(Path(folder))
+        print((Path(folder) / "DISTRIBUTED.md").read_text(encoding="utf-8"))
 
 
 if __name__ == "__main__":
