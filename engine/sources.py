@@ -112,10 +112,11 @@ _frozen: dict | None = None  # while a build renders: closures and hashes, each 
 
 def freeze() -> None:
     """From now until `thaw()`, snippet files are taken not to change: each closure and source hash is
-    computed once (a build calls this before it runs or renders anything; `mkdocs serve` thaws and
-    freezes again for every rebuild)."""
+    computed once (a build calls this before it runs or renders anything, and its other language's
+    pass keeps what the first computed; `mkdocs serve` starts afresh for every rebuild)."""
     global _frozen
-    _frozen = {}
+    if _frozen is None:
+        _frozen = {}
 
 
 def thaw() -> None:
@@ -136,21 +137,30 @@ def _once(kind: str, compute):
     return memoized
 
 
+def _imports(root: Path, path: Path) -> tuple[Path, ...]:
+    """The project files one file imports directly (parent packages included: their __init__ runs too)."""
+    found = []
+    for name in _imported_names(root, path):
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):
+            file = module_file(root, ".".join(parts[:i]))
+            if file is not None:
+                found.append(file.resolve())
+    return tuple(found)
+
+
+_imports_once = _once("imports", _imports)
+
+
 def _closure(root: Path, path: Path) -> tuple[Path, ...]:
     """The file and every project module it imports, directly or not, sorted."""
     seen: set[Path] = set()
     todo = [path.resolve()]
     while todo:
         current = todo.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        for name in _imported_names(root, current):
-            parts = name.split(".")
-            for i in range(1, len(parts) + 1):  # parent packages run their __init__ too
-                found = module_file(root, ".".join(parts[:i]))
-                if found is not None:
-                    todo.append(found.resolve())
+        if current not in seen:
+            seen.add(current)
+            todo.extend(_imports_once(root, current))
     return tuple(sorted(seen))
 
 
