@@ -18,7 +18,7 @@ from snippets.phase25.distributed.launch import RankFailed, run_ranks
 from snippets.phase25.distributed.model import D_MODEL, SEQ_LEN, build_model
 from snippets.phase25.distributed.pipeline import pp_both_rank
 from snippets.phase25.distributed.timeline import draw, idle_ticks, peak_in_flight, place
-from tests.phase25.test_theory0x_readable import long_paragraphs
+from tests.test_readable import long_paragraphs
 
 FLOAT = 4
 TOLERANCE = 1e-6
