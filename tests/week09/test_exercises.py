@@ -55,7 +55,7 @@ def test_exercise_answers():
 def test_opens_with_prerequisites_and_closes_with_previous_and_next(page):
     text = page.read_text(encoding="utf-8")
     opening = " ".join(text.split("\n## ", 1)[0].split())
-    assert re.search(r"\*(Assumes|Da por hecho):\*", opening) and re.search(r"\*(You will be able to|Al terminar sabrás):\*", opening)
+    assert re.search(r"\*(Assumes|Se da por sabido):\*", opening) and re.search(r"\*(You will be able to|Al terminar sabrás):\*", opening)
     closing = text.rsplit("{ #next }", 1)[1]
     assert "(../phase-25/lab/03-distributed-survey.md)" in closing and "(../glossary.md)" in closing
     assert closing.index("03-distributed-survey.md") < closing.index("glossary.md")
