@@ -20,10 +20,12 @@ notebook, the converter's versions and this module's source: an unchanged rebuil
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
 import html
 import json
+import re
 import tempfile
 from importlib.metadata import version
 from pathlib import Path
@@ -81,6 +83,8 @@ def repair(converted: str) -> tuple[str, list[dict]]:
             code = soup.new_tag("code")
             code.extend(list(pre.contents))
             pre.append(code)
+    for image in notebook.select('img[src^="data:image/svg+xml;base64,"]'):
+        image["alt"] = svg_title(image["src"]) or image.get("alt", "")
     for heading in notebook.find_all(HEADINGS):
         anchor = heading.find("a", id=True)
         if anchor is not None:
@@ -92,6 +96,14 @@ def repair(converted: str) -> tuple[str, list[dict]]:
         for link in heading.select("a.anchor-link"):
             link.attrs = {"class": "headerlink", "href": f"#{heading['id']}", "title": "Permanent link"}
     return str(notebook), toc_tokens(notebook)
+
+
+def svg_title(data_uri: str) -> str | None:
+    """The `<title>` of a base64 SVG (a diagram a snippet drew): the picture's text alternative,
+    in place of the converter's "No description has been provided for this image"."""
+    svg = base64.b64decode(data_uri.partition(",")[2]).decode("utf-8", "replace")
+    found = re.search(r"<title>(.*?)</title>", svg, re.DOTALL)
+    return html.unescape(found[1].strip()) if found else None
 
 
 def toc_tokens(notebook) -> list[dict]:

@@ -195,3 +195,14 @@ def test_converter_output_is_repaired_and_cached(tmp_path):
     cached[0].write_text(json.dumps({"html": "from the cache", "toc": []}), encoding="utf-8")
     assert notebook_html.render(text, tmp_path) == ("from the cache", [])
     assert notebook_html.render(text.replace("print(1)", "print(2)"), tmp_path)[0] != "from the cache"
+
+
+def test_a_drawn_diagram_keeps_its_title_as_text_alternative(tmp_path):
+    """A snippet's SVG becomes an image in the notebook: its alt text is the SVG's own title."""
+    from nbformat import v4
+
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" role="img"><title>What DDP sends</title></svg>'
+    output = v4.new_output("display_data", data={"image/svg+xml": svg, "text/plain": "a picture"})
+    nb = v4.new_notebook(cells=[v4.new_code_cell("draw()", outputs=[output])])
+    content, _ = notebook_html.render(nbformat.writes(nb), tmp_path)
+    assert 'alt="What DDP sends"' in content and "No description" not in content
