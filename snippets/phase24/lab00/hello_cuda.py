@@ -156,3 +156,13 @@ def claim_where_each_check_ran(main):
         return ("interpreter mode (TRITON_INTERPRET=1)" in main.line("] device") and "on cpu" in main.line("] Triton kernel")
                 and "g++" in main.line("] C++ compiler"))
     return all("on cuda" in main.line(f"] {check}") for check in ("tensor op", "torch.compile", "Triton kernel"))
+
+
+def claim_ok_on_both_tabs(main):
+    """#run: every line is [ok] on both tabs."""
+    return all(line.startswith("[ok     ]") for line in main.lines if line.startswith("["))
+
+
+def claim_seven_checks(main):
+    """#checks: the report has seven checks, one line each."""
+    return sum(line.startswith("[") for line in main.lines) == 7

@@ -29,6 +29,7 @@ def main():
 
 
 def claim_two_copies(main):
-    """#exercises: one host-to-device copy for x and one device-to-host copy for y, each one cudaMemcpyAsync."""
-    return (main.number("Memcpy HtoD (Pageable -> Device):") == 1 and main.number("Memcpy DtoH (Device -> Pageable):") == 1
+    """#exercises: one host-to-device copy for x and one device-to-host copy for y, each one cudaMemcpyAsync; no other copy or memset (everything between stays in GPU memory)."""
+    return (len(main.lines) == 3
+            and main.number("Memcpy HtoD (Pageable -> Device):") == 1 and main.number("Memcpy DtoH (Device -> Pageable):") == 1
             and main.number("cudaMemcpyAsync:") == 2)

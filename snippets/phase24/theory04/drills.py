@@ -82,10 +82,10 @@ def claim_drill1(drill1):
 
 
 def claim_drill2(drill2):
-    """#exercises: row 1 starts 256 bytes after row 0; data_ptr() is an int; the weight starts at the storage's first byte and row 1 starts stride(0) * element_size() bytes later; .storage().data_ptr() gives the same address."""
+    """#exercises: row 1 starts 256 bytes after row 0; data_ptr() is an int; the weight starts at the storage's first byte and row 1 starts one row of 64 float32 values, stride(0) * element_size() bytes, later; .storage().data_ptr() gives the same address."""
     return (drill2.lines[0].split() == ["type", "int"] and drill2.line("offset 0").endswith("True")
             and drill2.line("untyped_storage().data_ptr()").endswith("True")
-            and drill2.number("w[1].data_ptr() - w.data_ptr() (bytes)") == drill2.number("w.stride(0) * w.element_size()") == 256)
+            and drill2.number("w[1].data_ptr() - w.data_ptr() (bytes)") == drill2.number("w.stride(0) * w.element_size()") == 64 * 4)
 
 
 def claim_drill4(drill4):

@@ -43,3 +43,8 @@ def claim_float32_passes_float16_does_not(main):
     f32, f16 = main.line("cuda float32 "), main.line("cuda float16 ")
     return (main.line("TF32 allowed").endswith("False") and f32.endswith("True") and f16.endswith("False")
             and float(f16.split()[2]) > 100 * float(f32.split()[2]))
+
+
+def claim_exercise_float16_fails(main):
+    """#exercises: the float16 recording fails the 1e-5 check that float32 passes."""
+    return main.line("cuda float32 ").endswith("True") and main.line("cuda float16 ").endswith("False")

@@ -115,11 +115,12 @@ def what_keep_last_saves(n_cols: int = 32000):
 
 
 def claim_tiles_and_programs(launches):
-    """#exercises: one column gets 2048 rows per program and 2 programs; 600 columns 2 rows of 1024 lanes, 2048 programs; wider rows one row per program, up to 16 warps."""
+    """#exercises: one column gets 2048 rows per program and 2 programs; 600 columns 2 rows of 1024 lanes, 2048 programs; wider rows one row per program, a tile as wide as the row rounded up to a power of two, more warps, up to 16."""
     rows = {int(line.split()[0]): line.split()[1:] for line in launches.lines[1:]}
+    wide = [(n, rows[n]) for n in (4096, 32000)]
     return (rows[1] == ["1", "2048", "2048", "2", "2"] and rows[600] == ["1024", "2", "2048", "2", "2048"]
-            and rows[4096][1] == rows[32000][1] == "1" and rows[32000][3] == "16"
-            and all(int(r[2]) >= 2048 for r in rows.values()))
+            and all(r[1] == "1" and int(r[0]) == 2 ** math.ceil(math.log2(n)) and 2 < int(r[3]) <= 16 for n, r in wide)
+            and rows[32000][3] == "16" and all(int(r[2]) >= 2048 for r in rows.values()))
 
 
 def claim_nan_without_the_shift(without_the_shift):
@@ -144,7 +145,9 @@ def claim_dx_rows_sum_to_zero(backward_properties):
 
 
 def claim_keep_last_saves(what_keep_last_saves):
-    """#exercises: two chunks of 16384 columns; 24.4% fewer loads with KEEP_LAST; dx identical."""
+    """#exercises: two chunks of 16384 columns, the first loaded by both passes and the kept one, 15616 real columns, once; 24.4% fewer loads with KEEP_LAST; dx identical."""
     out = what_keep_last_saves
+    kept, without = out.numbers("loads of y and dy per row:")[:2]
     return ("'CHUNK': 16384" in out and "'KEEP_LAST': True" in out and "(24.4% fewer)" in out
+            and kept == 2 * (2 * 16384 + 15616) and without == 2 * 2 * (16384 + 15616)
             and out.line("dx with KEEP_LAST").endswith("= 0.0e+00"))
