@@ -101,3 +101,20 @@ def main():
 
 if __name__ == "__main__":
     cli(write_experiment, DEFAULT_OUT)
+
+
+def claim_one_page(main):
+    """#summary: each pattern in two sentences, what it was measured to send, and the pick for the grammar MiniGPT,
+    from a fresh run of every pattern on two CPU processes."""
+    sections = re.split(r"^## ", main.text, flags=re.MULTILINE)[1:]
+    patterns = [s for s in sections if not s.startswith(("Measured", "Which would I pick"))]
+    sentences = [len(re.findall(r"[.!?](?=\s|$)", " ".join(s.split("\n", 1)[1].split()))) for s in patterns]
+    return (sentences == [2, 2, 2, 2] and "on 2 CPU\nprocesses over gloo" in main
+            and "## Measured" in main and "sent/rank @8" in main and "## Which would I pick for the grammar MiniGPT" in main)
+
+
+def claim_pick_matches_the_table(main):
+    """#summary: the written survey agrees with its own table: FSDP2 sends more than DDP, tensor and pipeline
+    parallel fewer at 8 sequences, and DDP makes the fewest calls."""
+    return (main.number("FSDP2:") > 1 and all(main.number(f"{name}:") < 1 for name in ("TP", "PP GPipe", "PP 1F1B"))
+            and main.line("fewest calls per step") == "fewest calls per step: DDP (1)")

@@ -76,3 +76,11 @@ def claim_reduce_scatters_four_bytes_per_parameter(main):
     scattered = sum(int(s.split(" x ")[0]) * int(s.split(" of ")[1].split()[0].replace(",", "")) for s in sizes if "reduce_scatter" in s)
     parameters = int(main.line("rank 0 holds").split(" of ")[1].split()[0].replace(",", ""))
     return scattered == 4 * parameters
+
+
+def claim_qkv_first_half(main):
+    """#tensor-parallel: the fused qkv Linear splits its output into three 64-wide pieces; split by columns, rank 0
+    gets the first 96 output features (all of q and half of k)."""
+    full, half = main.line("blocks.0.attn.qkv.weight").split()[1:3]
+    d_model = int(main.line("pos_emb.weight").split()[1].split("x")[1])
+    return full == f"{3 * d_model}x{d_model}" and half == f"{3 * d_model // 2}x{d_model}" and d_model == 64

@@ -52,7 +52,8 @@ def claim_same_counts_and_bytes(main):
 
 
 def claim_ddp_fastest_step(main):
-    """#pick: the GPU step times below show the price of the extra calls: DDP has the shortest step at both batch sizes."""
+    """#pick: the GPU step times below show the price of the extra calls: DDP has the shortest step at both batch
+    sizes, and by far (one run prints no spread, so every other step must take over 1.5 times DDP's)."""
     rows = {line[:9].strip(): line[9:].split() for line in main.between("pattern ", "DDP gradients").lines}
     times = {name: (float(cells[-3]), float(cells[-2])) for name, cells in rows.items()}
-    return all(min(times, key=lambda name: times[name][i]) == "DDP" for i in (0, 1))
+    return all(times[name][i] > 1.5 * times["DDP"][i] for name in times if name != "DDP" for i in (0, 1))

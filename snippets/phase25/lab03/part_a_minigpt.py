@@ -53,3 +53,11 @@ def claim_attention_kernel(main):
     runs twice and compares key and query positions instead of reading a (64, 64) mask."""
     return ("  x2  cpp_fused__softmax_bitwise_not_masked_fill_mul_ones_tril_view_2" in main
             and "auto tmp0 = x2 + ((-1L)*x1);" in main and "tmp2 <= tmp4" in main)
+
+
+def claim_six_steps(main):
+    """#part-a-minigpt: the attention kernel fuses six steps: mul, ones, tril, bitwise_not, masked_fill and the
+    softmax (its name's seventh op, view, is a reshape)."""
+    name = "cpp_fused__softmax_bitwise_not_masked_fill_mul_ones_tril_view_2"
+    ops = {"_softmax", "bitwise_not", "masked_fill", "mul", "ones", "tril"}
+    return name in main and all(f"_{op}_" in name for op in ops) and len(ops) == 6

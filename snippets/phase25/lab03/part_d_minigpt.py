@@ -135,3 +135,11 @@ def claim_mask_and_loop_nests(main):
             and main.text.count("#pragma GCC ivdep") == 3 and "x0<static_cast<int64_t>(16L)" in main
             and "x1<static_cast<int64_t>(64L)" in main and "x0<static_cast<int64_t>(1024L)" in main
             and "local_buffer" not in main)
+
+
+def claim_reductions(main):
+    """#part-d-minigpt: The same two reductions as in TinyHead, each an 8-lane accumulator and a fold; the maximum
+    is taken over masked scores."""
+    return (main.text.count("at::vec::Vectorized<float> tmp_acc0_vec") == 2 and main.text.count("vec_reduce_all<float, 1>") == 2
+            and "tmp_acc0_vec = at::vec::maximum(tmp_acc0_vec, tmp18);" in main
+            and "auto tmp18 = decltype(tmp17)::blendv(tmp15, tmp17, tmp11" in main)
