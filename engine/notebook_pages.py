@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 import logging
+import re
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
 
@@ -28,6 +29,7 @@ from engine.search_split import languages
 from engine.sources import SnippetError
 
 log = logging.getLogger("mkdocs.engine")
+DIAGRAM_ALT = re.compile(r'(<img alt=")([^"]*)(" src="data:image/svg\+xml;base64,)')
 
 
 def add(files, config):
@@ -70,6 +72,8 @@ def render(page, config, site) -> str | None:
         log.warning("engine: no notebook for [%s] %s: %s", lang, lab.src_uri, error)
         return None
     content, toc = notebook_html.render(notebook, site.root / ".cache" / "notebook-html")
+    content = DIAGRAM_ALT.sub(lambda m: m[1] + html.escape(notebooks.TEXT[lang]["diagram"].format(
+        title=html.unescape(m[2]))) + m[3], content)  # the SVG's title, in words of the page's language
     name = notebooks.notebook_name(lab.src_uri, lang, languages(config)[0])
     folder = Path(page.file.abs_dest_path).parent
     folder.mkdir(parents=True, exist_ok=True)

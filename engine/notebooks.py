@@ -37,6 +37,7 @@ TEXT = {
         "gpu": "This call needs an NVIDIA GPU: the output below was recorded on one.",
         "gpu_also": "The same call, recorded on an NVIDIA GPU:",
         "page_title": "{title} (notebook)",
+        "diagram": "Diagram drawn by the snippet: {title}",
     },
     "es": {
         "intro": ("> Este notebook se generó a partir de la página del curso [{title}]({url}). Cada snippet "
@@ -49,6 +50,7 @@ TEXT = {
         "gpu": "Esta llamada necesita una GPU NVIDIA: la salida de abajo se grabó en una.",
         "gpu_also": "La misma llamada, grabada en una GPU NVIDIA:",
         "page_title": "{title} (notebook)",
+        "diagram": "Diagrama dibujado por el snippet: {title}",
     },
 }
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---[ \t]*\n", re.DOTALL)
