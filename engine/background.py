@@ -32,8 +32,10 @@ PR_SET_PDEATHSIG = 1
 
 
 def _stop_with_parent() -> None:
-    """The background run gets SIGTERM when the serve process ends, however it ends (Linux)."""
+    """The background run gets SIGTERM when the serve process ends, however it ends (Linux), and yields
+    the CPU to serve's rebuilds (a page request waits for the rebuild in progress)."""
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    os.nice(10)
 
 
 def main(root: str, docs: str) -> None:

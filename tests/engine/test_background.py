@@ -82,14 +82,16 @@ def test_serve_shows_pages_before_their_outputs_exist(tmp_path):
     assert "they run in the background" in log and "background run has ended (exit status 0)" in log, log
 
 
-def test_the_background_run_stops_with_serve(tmp_path):
+def test_the_background_run_yields_to_serve_and_stops_with_it(tmp_path):
     sandbox = Sandbox(tmp_path)
     sandbox.snippet("waits.py", PID)
     sandbox.page("index", include("waits.py"))
     server, address = serve(sandbox)
     pid_file = sandbox.path / "background.pid"
     try:
-        assert wait_for(pid_file.exists, 90), "the background run never started the call"
+        assert wait_for(lambda: pid_file.exists() and pid_file.read_text().strip(), 90), "the background run never started the call"
+        fields = open(f"/proc/{int(pid_file.read_text())}/stat").read().rpartition(")")[2].split()
+        assert int(fields[16]) >= 10, "the background run should yield the CPU to serve's rebuilds (nice 10)"
     finally:
         server.kill()  # no chance to clean up: the kernel tells the background run
         server.communicate(timeout=30)
