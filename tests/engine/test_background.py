@@ -2,12 +2,11 @@
 page shows it once the background run has made it; `mkdocs build` still runs everything first."""
 
 import os
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 
+from engine.bench import fetch, free_port
 from tests.engine.sandbox import Sandbox, include
 
 SLOW = """
@@ -38,20 +37,6 @@ def serve(sandbox) -> tuple[subprocess.Popen, str]:
                                 str(sandbox.path / "mkdocs.yml"), "--dev-addr", f"127.0.0.1:{port}"],
                                cwd=sandbox.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     return process, f"http://127.0.0.1:{port}/"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def fetch(url: str) -> str:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.read().decode()
-    except OSError:
-        return ""
 
 
 def wait_for(condition, seconds: float) -> bool:

@@ -12,6 +12,7 @@ from engine.sources import closure, source_hash
 from snippets.experiment import ROOT
 from snippets.phase24.lab00 import deliverable, exercises, hello_cuda
 from snippets.phase24.lab00.missing_toolchain import run_without_toolchain
+from tests.reading_order import follows_the_reading_order
 
 PAGES = sorted((ROOT / "docs" / "phase-24" / "lab").glob("00-hello-cuda*.md"))
 
@@ -108,8 +109,5 @@ def test_code_hash_follows_content_not_location():
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_page_opens_with_before_closes_with_previous_and_next(page):
     text = page.read_text(encoding="utf-8")
-    assert text.split("\n## ", 2)[1].split("{ #")[1].startswith("before }")
-    closing = text.rsplit("{ #next }", 1)[1]
-    previous, following = "(../theory/04-pytorch-as-substrate.md)", "(../theory/02-triton-primer.md)"
-    assert previous in closing and following in closing and closing.index(previous) < closing.index(following)
+    assert follows_the_reading_order(text, "(../theory/04-pytorch-as-substrate.md)", "(../theory/02-triton-primer.md)")
     assert text.count('??? success') == 8  # four worked parts, four exercises

@@ -12,6 +12,7 @@ from engine import recordings
 from engine.sources import SnippetError
 from snippets.phase24.triton_softmax import benchmark, chart, correctness, exercises, kernels, minigpt_head, targets
 from snippets.phase24.triton_softmax.results import COPY, IMPLS, Measured, Timing, format_table, parse_table
+from tests.reading_order import follows_the_reading_order
 
 
 def test_every_case_within_tolerance_for_three_dtypes():
@@ -244,8 +245,5 @@ PAGES = sorted((Path(kernels.__file__).parents[2] / "docs" / "phase-24" / "theor
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_page_opens_with_before_closes_with_previous_and_next(page):
     text = page.read_text(encoding="utf-8")
-    assert text.split("\n## ", 2)[1].split("{ #")[1].startswith("before }")
-    closing = text.rsplit("{ #next }", 1)[1]
-    previous, following = "(02-triton-primer.md)", "(../../phase-25/index.md)"
-    assert previous in closing and following in closing and closing.index(previous) < closing.index(following)
+    assert follows_the_reading_order(text, "(02-triton-primer.md)", "(../../phase-25/index.md)")
     assert "tl.arange` is not a loop" not in text and text.count("02-triton-primer.md#") >= 3
