@@ -232,6 +232,23 @@ def test_ranks_die_with_their_launcher(root):
         assert not any(faults.alive(pid) for pid in pids)
 
 
+def rank_main_module(device) -> dict:
+    """A rank's __main__ module: the launcher's (`python -c`: none) when forked, the worker's when spawned."""
+    return {"main": getattr(sys.modules["__main__"].__spec__, "name", None)}
+
+
+def test_ranks_are_forks_while_no_other_thread_runs_and_fresh_interpreters_otherwise(root):
+    code = ("import json, threading; from snippets.phase25.distributed.launch import run_ranks;"
+            "from tests.phase25.test_distributed import rank_main_module as f; forked = run_ranks(f);"
+            "threading.Thread(target=threading.Event().wait, daemon=True).start();"
+            "print(json.dumps([forked, run_ranks(f)]))")
+    run = subprocess.run([sys.executable, "-c", code], cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
+                         capture_output=True, text=True, timeout=120, check=True)
+    forked, spawned = json.loads(run.stdout.splitlines()[-1])
+    assert [r["main"] for r in forked] == [None, None]
+    assert [r["main"] for r in spawned] == ["snippets.phase25.distributed.worker"] * 2
+
+
 # --- the deliverable -------------------------------------------------------------------------------
 
 def test_deliverable_writes_the_survey(ranks, tmp_path):

@@ -1,7 +1,8 @@
 """Start one process per rank on this machine, collect what each returns, leave nothing behind.
 
 The parent hosts the rendezvous store on a port the kernel picks (port 0), so two demos never
-fight over a port. Every rank gets a deadline; if one rank fails or the deadline passes, every
+fight over a port. On CPU the ranks are forks of this process (no second import of torch), else fresh
+interpreters. Every rank gets a deadline; if one rank fails or the deadline passes, every
 rank is killed and the error names the rank and the exception its log ends with, or, for a rank that
 was still running at the deadline, the calls it was stuck in.
 """
@@ -13,15 +14,19 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import traceback
 from pathlib import Path
 
 import torch
 import torch.distributed as dist
 
+from snippets.phase25.distributed import worker
 from snippets.phase25.distributed.worker import STACK_SIGNAL
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -130,27 +135,82 @@ def _failure(processes: list[subprocess.Popen], folder: Path, reason: str, late:
     return RankFailed("\n".join(lines), errors)
 
 
+class Forked:
+    """A rank forked from this process, polled and reaped like a subprocess.Popen."""
+
+    def __init__(self, pid: int):
+        self.pid, self.returncode = pid, None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            done, status = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self) -> int:
+        if self.returncode is None:
+            self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        return self.returncode
+
+
+def may_fork(backend: str) -> bool:
+    """Fork the ranks (no second import of torch) only on CPU and while no other Python thread runs:
+    a fork copies one thread, and a lock another thread held stays locked in the copy for ever.
+    Native pools are safe: OpenBLAS stops its own around fork(), and a rank runs one thread."""
+    return backend == "gloo" and threading.active_count() == 1
+
+
+def fork_rank(spec: dict, log: Path) -> Forked:
+    """A rank as a fork of this process: what `python -m ...worker SPEC` does, without importing torch."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid:
+        return Forked(pid)
+    try:
+        target, null = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), os.open(os.devnull, os.O_RDONLY)
+        for fd, to in ((null, 0), (target, 1), (target, 2)):
+            os.dup2(fd, to)
+        sys.stdout, sys.stderr = (open(fd, "w", buffering=1, closefd=False) for fd in (1, 2))  # not a capture's
+        os.environ.update(rank_env(spec["backend"]))
+        worker.main([json.dumps(spec)])  # exits the process
+    except BaseException:
+        traceback.print_exc()
+    finally:
+        sys.stderr.flush()
+        os._exit(1)
+
+
+def spawn_rank(spec: dict, log: Path) -> subprocess.Popen:
+    """A rank as a fresh interpreter: `python -m snippets.phase25.distributed.worker SPEC`."""
+    with open(log, "wb") as out:
+        return subprocess.Popen([sys.executable, "-m", "snippets.phase25.distributed.worker", json.dumps(spec)],
+                                cwd=ROOT, env=rank_env(spec["backend"]), stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=subprocess.STDOUT)
+
+
 def run_ranks(function, world_size: int = 2, backend: str = "gloo", timeout: float = 120.0,
               **kwargs) -> list[dict]:
     """Run `function(device, **kwargs)` on `world_size` ranks; the list of what each returned.
 
     `function` must be a module-level function returning JSON-serialisable data.
     """
-    store = dist.TCPStore("127.0.0.1", 0, world_size + 1, is_master=True, wait_for_workers=False,
-                          timeout=datetime.timedelta(seconds=timeout))
+    listener = socket.create_server(("127.0.0.1", 0))  # the store's port, picked by the kernel
+    start = fork_rank if may_fork(backend) else spawn_rank
     with tempfile.TemporaryDirectory(prefix="nmb-ranks-") as folder:
         folder = Path(folder)
         processes = []
         try:
             for rank in range(world_size):
                 spec = {"module": function.__module__, "function": function.__name__, "kwargs": kwargs,
-                        "rank": rank, "world_size": world_size, "backend": backend, "port": store.port,
-                        "timeout": timeout, "parent": os.getpid(), "result": str(folder / f"rank{rank}.json")}
-                with open(folder / f"rank{rank}.log", "wb") as log:
-                    processes.append(subprocess.Popen(
-                        [sys.executable, "-m", "snippets.phase25.distributed.worker", json.dumps(spec)],
-                        cwd=ROOT, env=rank_env(backend), stdin=subprocess.DEVNULL,
-                        stdout=log, stderr=subprocess.STDOUT))
+                        "rank": rank, "world_size": world_size, "backend": backend,
+                        "port": listener.getsockname()[1], "timeout": timeout, "parent": os.getpid(),
+                        "result": str(folder / f"rank{rank}.json")}
+                processes.append(start(spec, folder / f"rank{rank}.log"))
+            store = dist.TCPStore("127.0.0.1", spec["port"], world_size + 1, is_master=True,  # serves till the end
+                                  wait_for_workers=False, master_listen_fd=listener.detach(),
+                                  timeout=datetime.timedelta(seconds=timeout))
             deadline = time.monotonic() + timeout
             while (codes := [p.poll() for p in processes]) != [0] * world_size:
                 if any(code not in (None, 0) for code in codes):
@@ -162,3 +222,4 @@ def run_ranks(function, world_size: int = 2, backend: str = "gloo", timeout: flo
             return [json.loads((folder / f"rank{rank}.json").read_text()) for rank in range(world_size)]
         finally:
             _stop(processes)
+            listener.close()
