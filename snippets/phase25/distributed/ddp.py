@@ -6,7 +6,7 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
-from snippets.phase25.distributed.harness import digest, forward_backward, grad_error, metered_step, step_time_ms
+from snippets.phase25.distributed.harness import digest, forward_backward, grad_error, metered_step, step_times_ms
 from snippets.phase25.distributed.launch import run_ranks
 from snippets.phase25.distributed.report import comm_lines
 from snippets.phase25.distributed.model import build_model, make_batch, reference_grads
@@ -31,7 +31,7 @@ def ddp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict
             "params": sum(p.numel() for p in model.parameters()),
             "grad_digest": digest(p.grad for p in model.parameters()),
             "grad_error": grad_error(model.named_parameters(), reference),
-            "step_ms": step_time_ms(step, optimizer, device, timed_steps)}
+            "step_ms": step_times_ms(step, optimizer, device, timed_steps)}
 
 
 def main():

@@ -7,7 +7,7 @@ import torch.distributed as dist
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import fully_shard
 
-from snippets.phase25.distributed.harness import forward_backward, grad_error, metered_step, step_time_ms
+from snippets.phase25.distributed.harness import forward_backward, grad_error, metered_step, step_times_ms
 from snippets.phase25.distributed.launch import run_ranks
 from snippets.phase25.distributed.report import comm_lines, shape
 from snippets.phase25.distributed.model import build_model, make_batch, reference_grads
@@ -38,7 +38,7 @@ def fsdp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dic
             "placements": sorted({str(p.placements) for p in model.parameters()}),
             "params": sum(p.to_local().numel() for p in model.parameters()),
             "grad_error": grad_error(model.named_parameters(), reference),
-            "step_ms": step_time_ms(step, optimizer, device, timed_steps)}
+            "step_ms": step_times_ms(step, optimizer, device, timed_steps)}
 
 
 def main():

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import hashlib
-import statistics
 import time
 from collections.abc import Callable
 
@@ -53,12 +52,10 @@ def metered_step(step: Step, optimizer: torch.optim.Optimizer, world_size: int, 
     return {**meter.summary(), "torch_counts": torch_counts(debug) if debug else None}
 
 
-def step_time_ms(step: Step, optimizer: torch.optim.Optimizer, device: torch.device, steps: int) -> float | None:
-    """Median wall time of `steps` training steps (synchronised on a GPU); None for no steps."""
-    if not steps:
-        return None
+def step_times_ms(step: Step, optimizer: torch.optim.Optimizer, device: torch.device, steps: int) -> list[float]:
+    """Wall time of each of `steps` training steps after one warm-up (synchronised on a GPU); [] for none."""
     times = []
-    for _ in range(steps + 1):  # the first one warms up
+    for _ in range(steps + 1 if steps else 0):
         if device.type == "cuda":
             torch.cuda.synchronize(device)
         start = time.perf_counter()
@@ -68,7 +65,7 @@ def step_time_ms(step: Step, optimizer: torch.optim.Optimizer, device: torch.dev
         if device.type == "cuda":
             torch.cuda.synchronize(device)
         times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times[1:])
+    return times[1:]
 
 
 def digest(tensors) -> str:

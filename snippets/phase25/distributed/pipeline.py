@@ -9,7 +9,7 @@ import torch.distributed as dist
 from torch import nn
 from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe
 
-from snippets.phase25.distributed.harness import grad_error, metered_step, step_time_ms
+from snippets.phase25.distributed.harness import grad_error, metered_step, step_times_ms
 from snippets.phase25.distributed.launch import run_ranks
 from snippets.phase25.distributed.report import comm_lines
 from snippets.phase25.distributed.timeline import draw, idle_ticks, peak_in_flight, place
@@ -92,7 +92,7 @@ def pp_rank(device: torch.device, schedule: str = "GPipe", batch: int = 8, micro
             "planned": planned_actions(pipe, rank),
             "params": sum(p.numel() for p in module.parameters()),
             "grad_error": grad_error([(n, p) for n, p in model.named_parameters() if id(p) in mine], reference),
-            "step_ms": step_time_ms(step, optimizer, device, timed_steps)}
+            "step_ms": step_times_ms(step, optimizer, device, timed_steps)}
 
 
 def pp_both_rank(device: torch.device, **kwargs) -> dict:

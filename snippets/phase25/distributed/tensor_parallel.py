@@ -10,7 +10,7 @@ from torch import nn
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
-from snippets.phase25.distributed.harness import forward_backward, grad_error, metered_step, step_time_ms
+from snippets.phase25.distributed.harness import forward_backward, grad_error, metered_step, step_times_ms
 from snippets.phase25.distributed.launch import run_ranks
 from snippets.phase25.distributed.report import comm_lines, shape
 from snippets.phase25.distributed.model import build_model, make_batch, reference_grads
@@ -51,7 +51,7 @@ def tp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:
                        for name, p in mlp.named_parameters()},
             "params": sum(getattr(p, "_local_tensor", p).numel() for p in model.parameters()),
             "grad_error": grad_error(model.named_parameters(), reference),
-            "step_ms": step_time_ms(step, optimizer, device, timed_steps)}
+            "step_ms": step_times_ms(step, optimizer, device, timed_steps)}
 
 
 def main():
