@@ -23,7 +23,7 @@ if str(ROOT) not in sys.path:  # the engine package itself, wherever the config 
     sys.path.insert(0, str(ROOT))
 
 from engine import (atomic, background, interface, notebook_pages, notebooks, pages, render,  # noqa: E402
-                    search_split, sources, translations)
+                    render_cache, search_split, sources, translations)
 from engine.execute import Executor  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
 from engine.sources import SnippetError  # noqa: E402
@@ -77,6 +77,7 @@ def on_config(config):
     if site is None or site.root != root:
         pages.activate(pages.Site(Executor(root, root / ".cache" / "snippets")))
     builtins.snippet = pages.snippet
+    render_cache.install(root)
     return config
 
 
@@ -207,6 +208,7 @@ def on_post_build(config):
     sources.thaw()
     site = pages.current()
     search_split.split_by_language(Path(config.site_dir), config)
+    render_cache.STORE.save()
     executor = site.executor
     log.info("engine: %d snippet call(s) executed in this process so far", len(executor.executed))
     root = Path(config.config_file_path).parent
