@@ -135,7 +135,7 @@ class Executor:
                          lambda c: starts_processes(self.root, c[0]))
         workers = jobs()
         servers: list[ForkServer] = []
-        progress = Progress(len(todo), workers, expected or {})
+        progress = Progress(len(todo), workers, expected or {}, kinds={self.name(*c): self.kind(c[0]) for c in todo})
         progress.queue([self.name(*c) for c in in_process + isolated.calls + alone])
         try:
             self._side_by_side(in_process, isolated, workers, servers, progress)
@@ -194,6 +194,11 @@ class Executor:
         except SnippetError:
             return False  # the page that shows the call reports it
 
+    def kind(self, path: Path) -> str:
+        """multi-process (it starts processes of its own), isolated or in-process."""
+        return ("multi-process" if starts_processes(self.root, path) else
+                "isolated" if declarations(path).isolate else "in-process")
+
     def _in_process(self, module: str, call: str, timeout: float) -> Result:
         return run_in_process(self.root, module, call, timeout)
 
@@ -212,8 +217,7 @@ class Executor:
             result = Result("", f"engine error while running {module}.{call}():\n{traceback.format_exc()}")
         result.output = mask_addresses(result.output)
         seconds = time.perf_counter() - start
-        kind = ("multi-process" if starts_processes(self.root, path) else
-                "isolated" if settings.isolate else "in-process")
+        kind = self.kind(path)
         self.executed.append(f"{module}.{call}")
         self.timings[f"{module}.{call}"] = {"seconds": round(seconds, 2), "kind": kind}
         log.info("engine: ran %s.%s() in %.1f s%s", module, call, seconds, "" if result.ok else " (failed)")

@@ -14,10 +14,12 @@ def duration(seconds: float) -> str:
 
 
 class Progress:
-    """Counts calls done of `total`; `expected` holds the seconds each call took last time, when known."""
+    """Counts calls done of `total`; `expected` holds the seconds each call took last time, when known,
+    and `kinds` each call's kind (a call never timed is expected to take what its kind has taken so far)."""
 
-    def __init__(self, total: int, workers: int, expected: dict[str, float], stream: TextIO | None = None):
-        self.total, self.workers, self.expected = total, workers, expected
+    def __init__(self, total: int, workers: int, expected: dict[str, float], stream: TextIO | None = None,
+                 kinds: dict[str, str] | None = None):
+        self.total, self.workers, self.expected, self.kinds = total, workers, expected, kinds or {}
         self.stream = stream or sys.stderr
         self.terminal = self.stream.isatty()
         self.period = 1.0 if self.terminal else 60.0
@@ -44,12 +46,21 @@ class Progress:
         self.done[name] = time.monotonic() - self.running.pop(name)
         self._show()
 
+    def estimate(self, name: str) -> float:
+        """What `name` took last time; else the mean of the calls of its kind done so far, else of all, else 10 s."""
+        if name in self.expected:
+            return self.expected[name]
+        for done in ([s for n, s in self.done.items() if self.kinds.get(n) == self.kinds.get(name)],
+                     list(self.done.values())):
+            if done:
+                return sum(done) / len(done)
+        return 10.0
+
     def left(self) -> float:
-        """Seconds left: what the calls running and waiting took last time (else the mean so far), shared by the workers."""
+        """Seconds left: the estimates of the calls running and waiting, shared by the workers."""
         now = time.monotonic()
-        mean = sum(self.done.values()) / len(self.done) if self.done else 10.0
-        running = sum(max(0.0, self.expected.get(n, mean) - (now - t)) for n, t in self.running.items())
-        waiting = sum(self.expected.get(n, mean) for n in self.waiting)
+        running = sum(max(0.0, self.estimate(n) - (now - t)) for n, t in self.running.items())
+        waiting = sum(self.estimate(n) for n in self.waiting)
         return (running + waiting) / self.workers
 
     def line(self) -> str:

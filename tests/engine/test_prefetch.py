@@ -58,3 +58,15 @@ def test_progress_line_counts_names_and_estimates():
     assert line.startswith("engine: 1 of 3 snippet call(s) done in ") and "running b;" in line
     assert "about 25 s left" in line  # (20 for b + 30 for c) / 2 workers
     assert stream.text == ""  # not a terminal: only the once-a-minute ticker writes
+
+
+def test_a_call_never_timed_is_expected_to_take_what_its_kind_took():
+    kinds = {"quick": "in-process", "slow": "isolated", "new-slow": "isolated", "new-quick": "in-process"}
+    progress = Progress(4, 1, {}, Stream(), kinds)
+    for name, seconds in (("quick", 1.0), ("slow", 9.0)):
+        progress.start(name)
+        progress.running[name] -= seconds  # as if it had run that long
+        progress.finish(name)
+    assert round(progress.estimate("new-slow")) == 9 and round(progress.estimate("new-quick")) == 1
+    progress.queue(["new-slow", "new-quick"])
+    assert "about 10 s left" in progress.line()
