@@ -112,12 +112,19 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _HTTPServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """A tab closed while a file was still on its way is no error of the site's; anything else is."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class Server:
     """The built site on 127.0.0.1, on a port the OS picks, until `close()`."""
 
     def __init__(self, site_dir: Path, prefix: str):
         handler = type("Handler", (_Handler,), {"prefix": prefix})
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site_dir)))
+        self.httpd = _HTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site_dir)))
         self.origin = f"http://127.0.0.1:{self.httpd.server_port}"
         self.root = self.origin + prefix
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
