@@ -107,12 +107,11 @@ def cached_search_entries(original, store: Store):
 STORE = Store(Path(".cache", "render.json"))  # its file is set by install()
 
 
-def install(root: Path) -> Store:
-    """Route both steps through STORE, kept in `root`/.cache/render.json; the store."""
+def install(root: Path) -> None:
+    """Route both steps through STORE, kept in `root`/.cache/render.json."""
     if not hasattr(Highlight.highlight, "original"):
         Highlight.highlight = cached_highlight(Highlight.highlight, STORE)
         SearchIndex.add_entry_from_context = cached_search_entries(SearchIndex.add_entry_from_context, STORE)
     path = root / ".cache" / "render.json"
     if STORE.path != path:
         STORE.open(path)
-    return STORE
