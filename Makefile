@@ -8,14 +8,17 @@ STAMP := $(VENV)/.installed
 CHROMIUM ?= /usr/bin/chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 export NO_MKDOCS_2_WARNING := 1
-export PYTHONDONTWRITEBYTECODE := 1
+# Bytecode goes to .cache/pycache, never beside the sources; pip compiles none at install (40 s instead
+# of 90 s into an empty venv), so each module is compiled the first time something imports it.
+unexport PYTHONDONTWRITEBYTECODE
+export PYTHONPYCACHEPREFIX := $(CURDIR)/.cache/pycache
 export NMB_CHROMIUM := $(CHROMIUM)
 
 .PHONY: setup browser spelling serve build test bench record clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile -r requirements.txt
 	touch $(STAMP)
 
 setup: $(STAMP)

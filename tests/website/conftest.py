@@ -6,25 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from .support import SITE_PREFIX, Server, build_fixture_site, build_site
-
-FIXTURE_DOCS = Path(__file__).resolve().parent / "fixture"
+from .support import SITE_PREFIX, Server
 
 
 @pytest.fixture(scope="session")
-def built_site(root, tmp_path_factory) -> Path:
-    """The project's site, built once with `mkdocs build --strict` (snippet outputs from .cache/)."""
-    site = tmp_path_factory.mktemp("site")
-    build_site(root, site)
-    return site
+def built_site(site_builds) -> Path:
+    """The project's site, built once per session with `mkdocs build --strict` (snippet outputs from .cache/)."""
+    return site_builds["built_site"].wait()
 
 
 @pytest.fixture(scope="session")
-def fixture_site(root, tmp_path_factory) -> Path:
+def fixture_site(site_builds) -> Path:
     """A page with a diagram, an image and code, built with the project's theme, hooks and plugins."""
-    site = tmp_path_factory.mktemp("fixture-site")
-    build_fixture_site(root, FIXTURE_DOCS, site)
-    return site
+    return site_builds["fixture_site"].wait()
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import functools
 import http.server
 import os
-import subprocess
 import sys
 import threading
 from dataclasses import dataclass
@@ -17,6 +16,8 @@ from urllib.parse import unquote, urlsplit
 
 from engine.notebooks import is_lab, notebook_url, page_url
 from engine.translations import LANGS, english_pages
+
+from .background_build import SharedBuild
 
 BUILD_FIXTURE = """
 import logging
@@ -35,26 +36,24 @@ build(load_config(config_file, docs_dir=docs_dir, site_dir=site_dir, strict=True
 # absolute under it, and the local server serves the site under its path, 404 page included.
 SITE_URL = "https://nmb.example/no-magic-boxes/"
 SITE_PREFIX = urlsplit(SITE_URL).path  # the path the site lives under
+FIXTURE_DOCS = Path(__file__).resolve().parent / "fixture"  # test-only pages: a diagram, an image, code
 
 
 def build_environment() -> dict[str, str]:
     return {**os.environ, "NMB_SITE_URL": SITE_URL}
 
 
-def build_site(root: Path, site_dir: Path) -> None:
-    """`mkdocs build --strict` of the project into `site_dir` (snippet outputs from .cache/)."""
-    _run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)], root)
-
-
-def build_fixture_site(root: Path, docs_dir: Path, site_dir: Path) -> None:
-    """The project's configuration (theme, hooks, plugins) over another docs folder."""
-    _run([sys.executable, "-c", BUILD_FIXTURE, str(root / "mkdocs.yml"), str(docs_dir), str(site_dir)], root)
-
-
-def _run(command: list[str], cwd: Path) -> None:
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=build_environment())
-    if done.returncode != 0:
-        raise AssertionError(f"{' '.join(command[:4])} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+def site_builds(root: Path, folder: Path, docs_dir: Path) -> dict[str, SharedBuild]:
+    """The two builds the website tests read, each into a folder under `folder`: the project's site
+    (`mkdocs build --strict`, snippet outputs from .cache/), and the project's configuration (theme,
+    hooks, plugins) over the test-only pages in `docs_dir`."""
+    site, fixture = folder / "built_site", folder / "fixture_site"
+    return {
+        "built_site": SharedBuild(site, [sys.executable, "-m", "mkdocs", "build", "--strict",
+                                         "--site-dir", str(site / "site")], root, build_environment()),
+        "fixture_site": SharedBuild(fixture, [sys.executable, "-c", BUILD_FIXTURE, str(root / "mkdocs.yml"),
+                                              str(docs_dir), str(fixture / "site")], root, build_environment()),
+    }
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,11 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .browser import axe_violations, diagram_problems
-from .support import SitePage, site_pages
+from .support import FIXTURE_DOCS, SitePage, site_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = site_pages(ROOT / "docs")
-FIXTURE_PAGES = site_pages(Path(__file__).resolve().parent / "fixture")
+FIXTURE_PAGES = site_pages(FIXTURE_DOCS)
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 TOGGLE = "form[data-md-component=palette] label:not([hidden])"
 
