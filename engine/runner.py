@@ -22,7 +22,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.sources import PACKAGE, closure, module_file
+from engine.sources import PACKAGE, closure, module_file, uses_any
 
 SEED = 0
 
@@ -39,8 +39,9 @@ class Result:
         return self.error is None
 
 
-def seed_everything(seed: int = SEED) -> None:
-    """Seed Python, NumPy and torch (when installed) before every call."""
+def seed_everything(seed: int = SEED, torch_too: bool = True) -> None:
+    """Seed Python, NumPy and torch (when installed) before every call; torch only when `torch_too` or
+    already imported (importing it costs seconds, which a call that never uses it need not pay)."""
     import random
 
     random.seed(seed)
@@ -48,18 +49,23 @@ def seed_everything(seed: int = SEED) -> None:
         import numpy
 
         numpy.random.seed(seed)
-    with contextlib.suppress(ImportError):
-        import torch
+    if torch_too or "torch" in sys.modules:
+        with contextlib.suppress(ImportError):
+            import torch
 
-        torch.manual_seed(seed)
+            torch.manual_seed(seed)
 
 
-def call_module(module: str, call: str) -> None:
-    """Import `module` as itself and call its zero-argument function `call`."""
-    seed_everything()
+def call_module(module: str, call: str, torch_too: bool = True) -> None:
+    """Import `module` as itself and call its zero-argument function `call`; torch is seeded before the
+    call whenever it is imported by then."""
+    seed_everything(torch_too=torch_too)
+    seeded = torch_too or "torch" in sys.modules
     function = getattr(importlib.import_module(module), call, None)
     if not callable(function):
         raise AttributeError(f"{module} has no function {call}()")
+    if not seeded and "torch" in sys.modules:  # imported by a library the module imports
+        sys.modules["torch"].manual_seed(SEED)
     function()
 
 
@@ -128,11 +134,13 @@ def _alarm(seconds: float):
 def run_in_process(root: Path, module: str, call: str, timeout: float) -> Result:
     """Run in this process; everything Python prints to stdout or stderr is captured."""
     forget_changed_modules(root)
-    seed_everything()  # imports torch outside the alarm: a signal inside its C++ start-up aborts
+    path = module_file(root, module)
+    torch_too = "torch" in sys.modules or path is None or uses_any(root, path, ("torch",))
+    seed_everything(torch_too=torch_too)  # imports torch outside the alarm: a signal inside its C++ start-up aborts
     buffer = io.StringIO()
     try:
         with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer), _alarm(timeout):
-            call_module(module, call)
+            call_module(module, call, torch_too)
     except KeyboardInterrupt:
         raise
     except _Timeout as error:

@@ -2,8 +2,9 @@
 
 Each page must load with no console error, no failed request and no request for another host;
 its diagrams render with a text alternative; axe-core finds no moderate, serious or critical violation in
-the light and the dark scheme; the copy button copies its code; the palette toggle switches the
-scheme; the language selector lands on the same page in the other language.
+the light and the dark scheme; its outputs fit a laptop and a phone (layout.py); the copy button copies
+its code; the palette toggle switches the scheme; the language selector lands on the same page in the
+other language.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .browser import axe_violations, diagram_problems
+from .layout import fit_problems
 from .support import FIXTURE_DOCS, SitePage, site_pages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,6 +98,7 @@ def read_page(reader, server, site_dir: Path, site_page: SitePage) -> list[str]:
         problems += diagram_problems(page, diagrams)
         broken = page.evaluate("() => [...document.images].filter(i => !i.complete || !i.naturalWidth).map(i => i.src)")
         problems += [f"image did not load: {src}" for src in broken]
+        problems += fit_problems(page)  # before axe, which makes code tokens plain text
         problems += axe_violations(page)
         problems += copy_button_problems(page)
         problems += toggle_problems(page)
