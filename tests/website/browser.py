@@ -70,6 +70,35 @@ SAMPLE_CODE_JS = """
 """
 
 
+# Text outside code blocks the same way: elements holding text are grouped by what axe's contrast check
+# reads (text colour, size, weight, opacity, shadow, and the backgrounds behind it up to the first opaque
+# one); one shown element of each group, the one with the fewest descendants, is measured for the rest.
+# Recomputed for each scheme.
+SAMPLE_TEXT_JS = """
+() => {
+  document.querySelectorAll("[data-nmb-text]").forEach(e => e.removeAttribute("data-nmb-text"));
+  const owners = new Set();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const owner = n.parentElement;
+    if (n.textContent.trim() && owner && !owner.closest("pre") && owner.getClientRects().length) owners.add(owner);
+  }
+  const groups = new Map();
+  for (const element of owners) {
+    const s = getComputedStyle(element);
+    const key = [s.color, s.fontSize, s.fontWeight, s.opacity, s.textShadow, s.visibility];
+    for (let a = element; a; a = a.parentElement) {
+      const c = getComputedStyle(a);
+      key.push(c.backgroundColor, c.backgroundImage, c.opacity, c.mixBlendMode, c.filter);
+      if (c.backgroundColor.startsWith("rgb(")) break;  // opaque: nothing behind it shows through
+    }
+    const size = element.getElementsByTagName("*").length, best = groups.get(key.join("|"));
+    if (!best || size < best.size) groups.set(key.join("|"), {element, size});
+  }
+  groups.forEach(({element}) => element.setAttribute("data-nmb-text", ""));
+  return groups.size;
+}
+"""
 # After sampling: every other token span becomes the text it holds (same text, same layout, no colour left
 # to check), so axe walks a page of about a thousand elements instead of several thousand. A span with
 # any attribute but its class, or holding an element, stays.
@@ -200,13 +229,15 @@ def _axe(page, context: dict, options: dict) -> list[str]:
 def axe_violations(page, contrast_only: bool = False) -> list[str]:
     """Moderate, serious and critical axe-core violations on the page: every rule, or colour contrast only.
 
-    Contrast is measured on everything outside code blocks and on one sample of each kind of
-    highlighted token inside them; the other tokens are made plain text first (FLATTEN_CODE_JS)."""
+    Contrast is measured on one sample of each kind of text outside code blocks (SAMPLE_TEXT_JS) and of
+    each kind of highlighted token inside them; the other tokens are made plain text first (FLATTEN_CODE_JS)."""
     if not page.evaluate("() => typeof axe !== 'undefined'"):
         page.evaluate(AXE_SOURCE)
     samples = page.evaluate(SAMPLE_CODE_JS)
     page.evaluate(FLATTEN_CODE_JS)
-    contrast_context = {"include": [["body"]] + ([["[data-nmb-sample]"]] if samples else []), "exclude": [["pre"]]}
+    texts = page.evaluate(SAMPLE_TEXT_JS)
+    included = ([["[data-nmb-text]"]] if texts else []) + ([["[data-nmb-sample]"]] if samples else [])
+    contrast_context = {"include": included or [["body"]], "exclude": [["pre"]]}
     problems = _axe(page, contrast_context, {"runOnly": {"type": "rule", "values": ["color-contrast"]}})
     if not contrast_only:
         problems += _axe(page, {"include": [["body"]]}, {"rules": {"color-contrast": {"enabled": False}}})

@@ -132,6 +132,25 @@ def test_blocked_hosts_are_reported(reader, fixture_server):
         visit.close()
 
 
+FAINT_TEXT = """() => { const p = document.createElement("p"); p.textContent = "faint words"; p.style.color = "#777";
+                          document.querySelector("article").appendChild(p); }"""
+
+
+def test_text_too_faint_is_caught_in_both_schemes(reader, fixture_server):
+    """The contrast check measures one sample of each kind of text: a paragraph of another colour is its own
+    kind, and #777 (4.48:1 on white) fails in the light scheme and in the dark one."""
+    visit = reader.open(fixture_server.origin, fixture_server.url())
+    try:
+        page = visit.page
+        assert axe_violations(page, contrast_only=True) == []
+        page.evaluate(FAINT_TEXT)
+        assert any("color-contrast" in v for v in axe_violations(page, contrast_only=True))
+        assert switch_scheme(page, "slate")
+        assert any("color-contrast" in v for v in axe_violations(page, contrast_only=True))
+    finally:
+        visit.close()
+
+
 @pytest.mark.parametrize("missing", ["no-such-page/", "es/phase-25/no/such/page.html"])
 def test_missing_page_gets_the_404_page_in_english(reader, server, missing):
     """Under the site's sub-path and at any depth, with its stylesheets and scripts loading."""
