@@ -39,9 +39,10 @@ class Result:
         return self.error is None
 
 
-def seed_everything(seed: int = SEED, torch_too: bool = True) -> None:
+def seed_everything(seed: int = SEED, torch_too: bool = True) -> bool:
     """Seed Python, NumPy and torch (when installed) before every call; torch only when `torch_too` or
-    already imported (importing it costs seconds, which a call that never uses it need not pay)."""
+    already imported (importing it costs seconds, which a call that never uses it need not pay).
+    Whether torch was seeded."""
     import random
 
     random.seed(seed)
@@ -54,13 +55,14 @@ def seed_everything(seed: int = SEED, torch_too: bool = True) -> None:
             import torch
 
             torch.manual_seed(seed)
+            return True
+    return False
 
 
 def call_module(module: str, call: str, torch_too: bool = True) -> None:
     """Import `module` as itself and call its zero-argument function `call`; torch is seeded before the
     call whenever it is imported by then."""
-    seed_everything(torch_too=torch_too)
-    seeded = torch_too or "torch" in sys.modules
+    seeded = seed_everything(torch_too=torch_too)
     function = getattr(importlib.import_module(module), call, None)
     if not callable(function):
         raise AttributeError(f"{module} has no function {call}()")
@@ -135,7 +137,7 @@ def run_in_process(root: Path, module: str, call: str, timeout: float) -> Result
     """Run in this process; everything Python prints to stdout or stderr is captured."""
     forget_changed_modules(root)
     path = module_file(root, module)
-    torch_too = "torch" in sys.modules or path is None or uses_any(root, path, ("torch",))
+    torch_too = path is None or uses_any(root, path, ("torch",))
     seed_everything(torch_too=torch_too)  # imports torch outside the alarm: a signal inside its C++ start-up aborts
     buffer = io.StringIO()
     try:

@@ -25,12 +25,12 @@ def site_builds(request, tmp_path_factory):
 
     Under pytest-xdist each worker has a temporary folder of its own inside the session's: the builds go
     in the session's, so the first worker starts them and every worker reads them."""
-    from tests.website.support import FIXTURE_DOCS, site_builds as builds_of
+    from tests.website.support import site_builds as builds_of
 
     needed = {name for item in request.session.items for name in item.fixturenames}
     temporary = tmp_path_factory.getbasetemp()
     shared = temporary.parent if os.environ.get("PYTEST_XDIST_WORKER") else temporary
-    builds = {name: build for name, build in builds_of(ROOT, shared, FIXTURE_DOCS).items() if name in needed}
+    builds = {name: build for name, build in builds_of(ROOT, shared).items() if name in needed}
     for build in builds.values():
         build.start()
     yield builds

@@ -92,8 +92,8 @@ SAMPLE_TEXT_JS = """
       key.push(c.backgroundColor, c.backgroundImage, c.opacity, c.mixBlendMode, c.filter);
       if (c.backgroundColor.startsWith("rgb(")) break;  // opaque: nothing behind it shows through
     }
-    const size = element.getElementsByTagName("*").length, best = groups.get(key.join("|"));
-    if (!best || size < best.size) groups.set(key.join("|"), {element, size});
+    const size = element.getElementsByTagName("*").length, group = key.join("|"), best = groups.get(group);
+    if (!best || size < best.size) groups.set(group, {element, size});
   }
   groups.forEach(({element}) => element.setAttribute("data-nmb-text", ""));
   return groups.size;

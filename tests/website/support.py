@@ -43,16 +43,16 @@ def build_environment() -> dict[str, str]:
     return {**os.environ, "NMB_SITE_URL": SITE_URL}
 
 
-def site_builds(root: Path, folder: Path, docs_dir: Path) -> dict[str, SharedBuild]:
+def site_builds(root: Path, folder: Path) -> dict[str, SharedBuild]:
     """The two builds the website tests read, each into a folder under `folder`: the project's site
     (`mkdocs build --strict`, snippet outputs from .cache/), and the project's configuration (theme,
-    hooks, plugins) over the test-only pages in `docs_dir`."""
+    hooks, plugins) over the test-only pages in FIXTURE_DOCS."""
     site, fixture = folder / "built_site", folder / "fixture_site"
     return {
         "built_site": SharedBuild(site, [sys.executable, "-m", "mkdocs", "build", "--strict",
                                          "--site-dir", str(site / "site")], root, build_environment()),
         "fixture_site": SharedBuild(fixture, [sys.executable, "-c", BUILD_FIXTURE, str(root / "mkdocs.yml"),
-                                              str(docs_dir), str(fixture / "site")], root, build_environment()),
+                                              str(FIXTURE_DOCS), str(fixture / "site")], root, build_environment()),
     }
 
 
