@@ -54,7 +54,9 @@ def provoke(function, timeout: float) -> tuple[RankFailed | None, int, int]:
             run_ranks(function, timeout=timeout, folder=folder)
             error = None
         except RankFailed as failure:
-            error = failure
+            # Without its traceback: the launcher's frame in it would keep the store, and the store's
+            # server thread, alive (a cycle through this frame), and a later launch would fork beside it.
+            error = failure.with_traceback(None)
         pids = [int(p.stem) for p in Path(folder).glob("*.pid")]
         return error, len(pids), sum(alive(pid) for pid in pids)
 
