@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from engine import syntax
+
 PREFIX = "claim_"
 NUMBER = re.compile(r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?")
 
@@ -138,8 +140,7 @@ def _read(node: ast.FunctionDef, path: Path) -> tuple[str, str, str]:
 
 @lru_cache(maxsize=1024)
 def _load(path: Path, mtime_ns: int) -> tuple[Claim, ...]:
-    text = path.read_text(encoding="utf-8")
-    tree = ast.parse(text, filename=str(path))
+    tree = syntax.parse(path)
     found = []
     for node in claim_nodes(tree):
         call, anchor, sentence = _read(node, path)

@@ -81,12 +81,23 @@ def on_config(config):
     return config
 
 
+def on_env(env, config, files):
+    """The theme's templates compiled once, not at every build: Jinja keeps their bytecode in
+    .cache/jinja, keyed by each template's name and checked against its source."""
+    from jinja2 import FileSystemBytecodeCache
+
+    folder = Path(config.config_file_path).resolve().parent / ".cache" / "jinja"
+    folder.mkdir(parents=True, exist_ok=True)
+    env.bytecode_cache = FileSystemBytecodeCache(str(folder))
+    return env
+
+
 def on_pre_build(config):
     """Every snippet call of the site (both languages) not cached yet runs now, side by side where
     that is safe (Executor.prefetch), so that pages render from the cache. Under `mkdocs serve` with
     calls missing at start, they run in a background process instead (engine.background) while pages
     show what is ready."""
-    sources.freeze()  # each snippet's closure and hash once per build
+    sources.freeze(Path(config.config_file_path).resolve().parent)  # each snippet's closure and hash once per build
     site = pages.current()
     if _state["command"] == "serve" and _in_background(site, Path(config.docs_dir)):
         return
@@ -205,7 +216,7 @@ def on_post_template(output_content, template_name, config):
 
 @event_priority(-200)  # after static-i18n, whose post-build step builds the other languages
 def on_post_build(config):
-    sources.thaw()
+    sources.thaw(Path(config.config_file_path).resolve().parent)
     site = pages.current()
     search_split.split_by_language(Path(config.site_dir), config)
     render_cache.STORE.save()

@@ -19,7 +19,7 @@ import re
 PERMALINK = {"en": "Permanent link", "es": "Enlace permanente"}
 ANCHOR = re.compile(r'(<a class="headerlink" href="[^"]*" title=")([^"]*)(")')
 CHECKBOX_AUTOCOMPLETE = re.compile(r'(<input\b[^>]*\btype="checkbox"[^>]*?)\s+autocomplete="off"')
-EMPTY_TABINDEX = re.compile(r'\s+tabindex=""')
+EMPTY_TABINDEX = 'tabindex=""'
 EMPTY_HEADER = re.compile(r"<th(\s[^>]*)?>(\s*)</th>")
 SECTION = re.compile(r'(<nav class="md-nav" data-md-level="\d+" aria-labelledby=")(\w+)_label("[^>]*>\s*'
                      r'<label class="md-nav__title" for="\2")>')
@@ -33,9 +33,21 @@ def in_language(html: str, lang: str) -> str:
     return ANCHOR.sub(lambda m: m[1] + (title if m[2] == PERMALINK["en"] else m[2]) + m[3], html)
 
 
+def without_empty_tabindex(html: str) -> str:
+    """Every ` tabindex=""` (with the white space before it) removed; str.split, as a regular
+    expression that starts with white space tries every position of the page."""
+    pieces = html.split(EMPTY_TABINDEX)
+    kept = [pieces[0]]
+    for piece in pieces[1:]:
+        before = kept[-1].rstrip()
+        kept[-1] = before if before != kept[-1] else kept[-1] + EMPTY_TABINDEX
+        kept.append(piece)
+    return "".join(kept)
+
+
 def valid(html: str) -> str:
     """The theme's invalid attributes removed, empty headers and unnamed sections fixed."""
-    html = EMPTY_TABINDEX.sub("", CHECKBOX_AUTOCOMPLETE.sub(r"\1", html))
+    html = without_empty_tabindex(CHECKBOX_AUTOCOMPLETE.sub(r"\1", html))
     html = SECTION.sub(r'\1\2_title\3 id="\2_title">', html)
     return EMPTY_HEADER.sub(lambda m: f"<td{m[1] or ''}>{m[2]}</td>", html)
 

@@ -243,28 +243,42 @@ def _output(text: str, raw: bool):
     return v4.new_output("display_data", data={kind: text, "text/plain": "<the page shows this as a picture>"})
 
 
+def markdown_cell(source: str, **fields):
+    """A cell as nbformat's v4.new_markdown_cell makes it, not validated on its own: build_notebook
+    validates the whole notebook once."""
+    from nbformat import from_dict
+
+    return from_dict({"cell_type": "markdown", "metadata": {}, "source": source, **fields})
+
+
+def code_cell(source: str, **fields):
+    """A cell as nbformat's v4.new_code_cell makes it (see markdown_cell)."""
+    from nbformat import from_dict
+
+    return from_dict({"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                      "source": source, **fields})
+
+
 def include_cells(site, include: Include, lang: str, count: int) -> list:
     """The cells of one include: its code as the page shows it, notes, the call with its output, provenance."""
-    from nbformat import v4
-
     info = {"snippet": include.path, "call": include.call}
     cells, shown = [], source_markdown(site.root, include)
     if shown:
-        cells.append(v4.new_markdown_cell(shown, metadata={"nmb": {**info, "role": "code"}}))
+        cells.append(markdown_cell(shown, metadata={"nmb": {**info, "role": "code"}}))
     source = run_source(site.root, include)
     if source is None:
         return cells
     settings = declarations(snippet_path(site.root, include.path))
     notes = ([TEXT[lang]["isolate"]] if settings.isolate else []) + ([TEXT[lang]["gpu"]] if "cpu" not in settings.devices else [])
     if notes:
-        cells.append(v4.new_markdown_cell(" ".join(notes)))
+        cells.append(markdown_cell(" ".join(notes)))
     output, provenance = outputs(site, include, lang)
-    cell = v4.new_code_cell(source, execution_count=count, metadata={"nmb": {
+    cell = code_cell(source, execution_count=count, metadata={"nmb": {
         **info, "role": "run", "isolate": settings.isolate, "devices": list(settings.devices)}})
     cell.outputs = [] if output is None else [_output(output, include.raw)]
     cells.append(cell)
     if provenance:
-        cells.append(v4.new_markdown_cell("\n\n".join(provenance)))
+        cells.append(markdown_cell("\n\n".join(provenance)))
     return cells
 
 
@@ -277,13 +291,13 @@ def build_notebook(site, markdown: str, src: str, lang: str, title: str, base: s
     markdown = unfold(FRONT_MATTER.sub("", markdown))
     includes = page_includes(markdown)
     prose = FENCE.split(markdown)[:: FENCE.groups + 1]  # the text around the exec fences
-    cells = [v4.new_markdown_cell(TEXT[lang]["intro"].format(title=title, url=site_link(src, src, base, use_directory_urls))),
-             v4.new_markdown_cell(TEXT[lang]["setup"]),
-             v4.new_code_cell(SETUP, execution_count=1)]
+    cells = [markdown_cell(TEXT[lang]["intro"].format(title=title, url=site_link(src, src, base, use_directory_urls))),
+             markdown_cell(TEXT[lang]["setup"]),
+             code_cell(SETUP, execution_count=1)]
     for text, include in zip(prose, includes + [None]):
         text = prose_markdown(text, src, base, use_directory_urls)
         if text:
-            cells.append(v4.new_markdown_cell(text))
+            cells.append(markdown_cell(text))
         if include is not None:
             cells += include_cells(site, include, lang, 1 + sum(c.cell_type == "code" for c in cells))
     for number, cell in enumerate(cells):

@@ -1,12 +1,13 @@
-"""Two rendering steps that are pure functions of their inputs, kept on disk between builds: the
-Pygments highlighting of a code block (pymdownx.highlight) and the search entries Material's search
-plugin makes from a page's HTML.
+"""Three rendering steps that are pure functions of their inputs, kept on disk between builds: the
+Pygments highlighting of a code block (pymdownx.highlight), markdown-exec's conversion of a block's
+output from Markdown to HTML, and the search entries Material's search plugin makes from a page's HTML.
 
-Each result is keyed by everything it depends on (the block and every option, or the page's HTML, URL,
-title, metadata and table of contents, and the versions of Pygments, pymdown-extensions and Material),
-so a hit returns what the step would have computed. A rebuild that changes nothing highlights and
-parses nothing, and the two languages share the highlighting of a block they both show. The store is
-`.cache/render.json`, written whole after each build with the entries that build used.
+Each result is keyed by everything it depends on (the block and every option; the output's Markdown,
+the Markdown extensions and their settings and the id prefix; or the page's HTML, URL, title, metadata
+and table of contents; and the versions of the packages that compute them), so a hit returns what the
+step would have computed. A rebuild that changes nothing highlights, converts and parses nothing, and
+the two languages share the highlighting of a block they both show. The store is `.cache/render.json`,
+written whole after each build with the entries that build used.
 """
 
 from __future__ import annotations
@@ -17,12 +18,15 @@ import json
 from importlib import metadata
 from pathlib import Path
 
+from markdown_exec._internal import rendering
+from markdown_exec._internal.rendering import MarkdownConverter
 from material.plugins.search.plugin import SearchIndex
 from pymdownx.highlight import Highlight
 
 from engine import atomic
 
-VERSIONS = tuple(metadata.version(name) for name in ("pygments", "pymdown-extensions", "mkdocs-material"))
+VERSIONS = tuple(metadata.version(name) for name in ("pygments", "pymdown-extensions", "mkdocs-material",
+                                                      "markdown", "markdown-exec"))
 
 
 class Store:
@@ -86,6 +90,51 @@ def cached_highlight(original, store: Store):
     return highlight
 
 
+def stable(value):
+    """`value` as plain data that reads the same in every process: functions and classes by name,
+    extension objects by class and settings."""
+    if isinstance(value, dict):
+        return sorted((str(k), stable(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple, set)):
+        return [stable(v) for v in value]
+    if hasattr(value, "getConfigs"):  # a Markdown extension object
+        return (type(value).__module__, type(value).__qualname__, stable(value.getConfigs()))
+    if callable(value):
+        return (getattr(value, "__module__", None), getattr(value, "__qualname__", repr(type(value))))
+    return value
+
+
+def cached_convert(original, store: Store):
+    """MarkdownConverter.convert (markdown-exec turning an output's Markdown into HTML, in a Markdown
+    made like the page's), answered from `store`. The id prefix it gives the HTML's ids counts blocks
+    up: an entry serves another prefix only when its HTML holds no id, so none got the prefix. An
+    output that holds a heading (markdown-exec passes those up to the page's table of contents) is
+    always converted."""
+
+    def convert(self, text, stash=None, id_prefix=None):
+        prefix = id_prefix if id_prefix is not None else f"exec-{MarkdownConverter.counter + 1}--"
+        extensions = rendering.markdown_config.exts or list(self._original_md.registeredExtensions)
+        found = key("convert", text, sorted((stash or {}).items()), self._update_toc,
+                    stable(extensions), stable(rendering.markdown_config.exts_config or {}))
+        entry = store.get(found)
+        if entry is not None and (entry["prefix"] == prefix or entry["prefix"] not in entry["html"]):
+            MarkdownConverter.counter += 1  # as a conversion would have counted it
+            markup = rendering.Markup(entry["html"])  # noqa: S704 - HTML markdown-exec made
+            if self._update_toc:
+                rendering._register_headings_processors(self._original_md)
+                self._report_headings(markup, self._original_md)  # no headings: records that there are none
+            return markup
+        markup = original(self, text, stash, id_prefix)
+        headings = self._original_md.treeprocessors[rendering.InsertHeadings.name].headings.get(markup) \
+            if self._update_toc else []
+        if not headings:
+            store.put(found, {"html": str(markup), "prefix": prefix})
+        return markup
+
+    convert.original = original
+    return convert
+
+
 def cached_search_entries(original, store: Store):
     """SearchIndex.add_entry_from_context, answered from `store` for a page seen before."""
 
@@ -108,9 +157,10 @@ STORE = Store(Path(".cache", "render.json"))  # its file is set by install()
 
 
 def install(root: Path) -> None:
-    """Route both steps through STORE, kept in `root`/.cache/render.json."""
+    """Route the three steps through STORE, kept in `root`/.cache/render.json."""
     if not hasattr(Highlight.highlight, "original"):
         Highlight.highlight = cached_highlight(Highlight.highlight, STORE)
+        MarkdownConverter.convert = cached_convert(MarkdownConverter.convert, STORE)
         SearchIndex.add_entry_from_context = cached_search_entries(SearchIndex.add_entry_from_context, STORE)
     path = root / ".cache" / "render.json"
     if STORE.path != path:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import ast
 import hashlib
-from dataclasses import dataclass, field
+import json
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from engine import atomic, syntax
 from engine.claims import claim_nodes, strip_claims
 
 PACKAGE = "snippets"
@@ -55,21 +57,22 @@ def module_file(root: Path, name: str) -> Path | None:
     return None
 
 
-@lru_cache(maxsize=4096)
-def _parse(path: Path, mtime_ns: int) -> ast.Module:
-    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-
-
 def parse(path: Path) -> ast.Module:
     """Parsed module, cached until the file changes."""
     try:
-        return _parse(path, path.stat().st_mtime_ns)
+        return syntax.parse(path)
     except SyntaxError as error:
         raise SnippetError(f"syntax error in {path.name}: {error}") from error
 
 
 def declarations(path: Path) -> Declarations:
     """The DEVICES, ISOLATE, TIMEOUT, INPUTS and GPUS constants assigned at module level."""
+    if _frozen is None or not path.is_relative_to(_frozen_root):
+        return _declarations(_frozen_root, path)
+    return _declarations_once(_frozen_root, path)
+
+
+def _declarations(root: Path | None, path: Path) -> Declarations:
     found = {}
     for node in parse(path).body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
@@ -107,21 +110,81 @@ def _imported_names_at(root: Path, path: Path, mtime_ns: int) -> frozenset[str]:
     return frozenset(n for n in names if n == PACKAGE or n.startswith(PACKAGE + "."))
 
 
-_frozen: dict | None = None  # while a build renders: closures and hashes, each computed once
+_frozen: dict | None = None  # while a build renders: closures, hashes and declarations, each computed once
+_kept: tuple[str, dict] | None = None  # the snippets' digest and what was computed from them
+_frozen_root: Path | None = None
+ENGINE = Path(__file__).resolve().parent
+MEMO_FILE = Path(".cache", "sources.json")
 
 
-def freeze() -> None:
-    """From now until `thaw()`, snippet files are taken not to change: each closure and source hash is
-    computed once (a build calls this before it runs or renders anything, and its other language's
-    pass keeps what the first computed; `mkdocs serve` starts afresh for every rebuild)."""
+def tree_digest(root: Path) -> str:
+    """Hash of every file under snippets/ (name and bytes) and of the code that reads them: what every
+    closure, hash and declaration depends on."""
+    digest = hashlib.sha256()
+    files = [p for p in (root / PACKAGE).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    named = [(str(p.relative_to(root)), p) for p in sorted(files)]
+    for name, file in named + [(f"engine/{p.name}", p) for p in (ENGINE / "sources.py", ENGINE / "claims.py")]:
+        digest.update(f"{name}\0{len(file.read_bytes())}\0".encode())
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def freeze(root: Path) -> None:
+    """From now until `thaw()`, snippet files are taken not to change: each closure, source hash and
+    declaration is computed once (a build calls this before it runs or renders anything, and its other
+    language's pass keeps what the first computed). What a build computed is kept, in memory and in
+    .cache/sources.json, for the next build that finds every snippet file as it was (`mkdocs serve`
+    after a prose edit, a rebuild with nothing changed)."""
+    global _frozen, _kept, _frozen_root
+    if _frozen is not None:
+        return
+    digest = tree_digest(root)
+    if _kept is None or _kept[0] != digest:
+        _kept = (digest, _read_memo(root, digest))
+    _frozen, _frozen_root = _kept[1], root.resolve()
+
+
+def thaw(root: Path) -> None:
+    """Snippet files may change from now on; what was computed is saved for the next build."""
     global _frozen
-    if _frozen is None:
-        _frozen = {}
-
-
-def thaw() -> None:
-    global _frozen
+    if _frozen is not None and _kept is not None:
+        _write_memo(root, *_kept)
     _frozen = None
+
+
+def _read_memo(root: Path, digest: str) -> dict:
+    try:
+        stored = json.loads((root / MEMO_FILE).read_text(encoding="utf-8"))
+        if stored["digest"] != digest or stored["root"] != str(root.resolve()):
+            return {}
+        base = root.resolve()
+        return {(kind, root, base / rel): _revive(kind, base, value) for kind, rel, value in stored["entries"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}  # none yet, or unreadable: computed again
+
+
+def _write_memo(root: Path, digest: str, memo: dict) -> None:
+    base = root.resolve()
+    entries = sorted([kind, str(path.relative_to(base)), _flat(kind, base, value)]
+                     for (kind, key_root, path), value in memo.items() if key_root == root and path.is_relative_to(base))
+    text = json.dumps({"digest": digest, "root": str(root.resolve()), "entries": entries})
+    file = root / MEMO_FILE
+    if not file.is_file() or file.read_text(encoding="utf-8") != text:
+        atomic.write_text(file, text)
+
+
+def _flat(kind: str, base: Path, value):
+    if kind in ("imports", "closure"):
+        return [str(p.relative_to(base)) for p in value]
+    return asdict(value) if kind == "declarations" else value  # a hash, a bool
+
+
+def _revive(kind: str, base: Path, value):
+    if kind in ("imports", "closure"):
+        return tuple(base / rel for rel in value)
+    if kind == "declarations":
+        return Declarations(**{k: tuple(v) if isinstance(v, list) else v for k, v in value.items()})
+    return value
 
 
 def _once(kind: str, compute):
@@ -135,6 +198,9 @@ def _once(kind: str, compute):
         return _frozen[key]
     memoized.__doc__ = compute.__doc__
     return memoized
+
+
+_declarations_once = _once("declarations", _declarations)
 
 
 def _imports(root: Path, path: Path) -> tuple[Path, ...]:
@@ -194,6 +260,10 @@ def _names_used_at(path: Path, mtime_ns: int) -> frozenset[str]:
 def uses_any(root: Path, path: Path, prefixes: tuple[str, ...]) -> bool:
     """Whether the snippet or a project module it imports imports a module starting with one of
     `prefixes` (a name `m` matches `m` and `m.*`), or reads an attribute named in it as `.attr`."""
+    return _once("uses " + " ".join(prefixes), lambda root, path: _uses_any(root, path, prefixes))(root, path)
+
+
+def _uses_any(root: Path, path: Path, prefixes: tuple[str, ...]) -> bool:
     for module in closure(root, path):
         for name in _names_used(module):
             if any(name == p or name.startswith(p + ".") for p in prefixes):

@@ -9,7 +9,7 @@ import markdown
 from material.plugins.search.plugin import SearchIndex
 from pymdownx.highlight import Highlight
 
-from engine.render_cache import Store, cached_highlight, cached_search_entries
+from engine.render_cache import Store, cached_convert, cached_highlight, cached_search_entries
 
 SOURCE = "def f(x):\n    return x + 1\n"
 
@@ -61,3 +61,25 @@ def test_an_unreadable_store_is_an_empty_one(tmp_path):
     store.put("key", "value")
     store.save()
     assert Store(path).get("key") == "value"
+
+
+def test_a_converted_output_comes_back_for_the_same_markdown_and_prefix_only(tmp_path):
+    from markdown_exec._internal.rendering import MarkdownConverter
+
+    raw, calls = getattr(MarkdownConverter.convert, "original", MarkdownConverter.convert), []
+    convert = cached_convert(counting(raw, calls), Store(tmp_path / "render.json"))
+    page = markdown.Markdown(extensions=["toc", "pymdownx.tabbed"], extension_configs={
+        "pymdownx.tabbed": {"alternate_style": True}})
+    plain, tabs = "Some **bold** output.", '=== "CPU"\n\n    cpu\n\n=== "GPU"\n\n    gpu\n'
+    first = convert(MarkdownConverter(page), plain)
+    assert convert(MarkdownConverter(page), plain) == first == raw(MarkdownConverter(page), plain)
+    assert len(calls) == 1 and "<strong>bold</strong>" in first
+    ids = convert(MarkdownConverter(page), tabs, id_prefix="one-")
+    assert 'id="one-__tabbed_1_1"' in ids and convert(MarkdownConverter(page), tabs, id_prefix="one-") == ids
+    assert len(calls) == 2
+    other = convert(MarkdownConverter(page), tabs, id_prefix="two-")  # its ids carry the prefix
+    assert 'id="two-__tabbed_1_1"' in other and len(calls) == 3
+    headed = "# A heading\n\ntext"  # headings go to the page's table of contents: converted every time
+    convert(MarkdownConverter(page), headed)
+    convert(MarkdownConverter(page), headed)
+    assert len(calls) == 5

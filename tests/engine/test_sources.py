@@ -2,8 +2,9 @@
 
 import pytest
 
+from engine import sources
 from engine.includes import Include, IncludeError, page_includes
-from engine.sources import closure, declarations, module_name, part_source, source_hash
+from engine.sources import MEMO_FILE, closure, declarations, module_name, part_source, source_hash
 from tests.engine.sandbox import Sandbox
 
 
@@ -26,6 +27,34 @@ def test_declarations_and_parts(tmp_path):
     file = box.snippet("d.py", 'ISOLATE = True\nDEVICES = ["cpu", "cuda"]\n\n@staticmethod\ndef f():\n    return 1\n')
     assert declarations(file).isolate and declarations(file).devices == ("cpu", "cuda")
     assert part_source(file, "f") == "@staticmethod\ndef f():\n    return 1\n"
+
+
+def test_a_build_keeps_what_it_computed_for_the_next_that_finds_the_same_files(tmp_path, monkeypatch):
+    box = Sandbox(tmp_path)
+    box.snippet("base.py", "X = 1\n")
+    top = box.snippet("top.py", "ISOLATE = True\nfrom snippets.base import X\n")
+
+    def build(known: bool = False) -> tuple[str, bool]:
+        sources.freeze(tmp_path)
+        try:
+            assert (("hash", tmp_path, top.resolve()) in sources._frozen) is known
+            return source_hash(tmp_path, top), declarations(top).isolate
+        finally:
+            sources.thaw(tmp_path)
+
+    monkeypatch.setattr(sources, "_kept", None)
+    first = build()
+    assert (tmp_path / MEMO_FILE).is_file()
+    assert build(known=True) == first  # the same process, as under mkdocs serve
+    monkeypatch.setattr(sources, "_kept", None)  # a new process: it reads .cache/sources.json
+    assert build(known=True) == first
+    (tmp_path / "snippets" / "base.py").write_text("X = 2\n")  # another file: everything is computed anew
+    (tmp_path / "snippets" / "top.py").write_text("ISOLATE = False\nfrom snippets.base import X\n")
+    second = build()
+    assert second[0] != first[0] and second[1] is False
+    (tmp_path / MEMO_FILE).write_text('{"digest": ')  # unreadable: a miss, not an error
+    monkeypatch.setattr(sources, "_kept", None)
+    assert build() == second
 
 
 def test_includes_parse_and_reject():
