@@ -30,6 +30,8 @@ import tempfile
 from importlib.metadata import version
 from pathlib import Path
 
+from engine import atomic
+
 CONVERTER = ("mkdocs-jupyter", "nbconvert", "mistune", "Pygments", "beautifulsoup4")
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
@@ -45,12 +47,13 @@ def render(notebook: str, cache: Path) -> tuple[str, list[dict]]:
     """(HTML, table-of-contents tokens) of a notebook given as nbformat JSON, from the cache when it can."""
     key = hashlib.sha256(f"{converter_version()}\n{notebook}".encode()).hexdigest()
     cached = cache / f"{key}.json"
-    if cached.is_file():
+    try:
         data = json.loads(cached.read_text(encoding="utf-8"))
         return data["html"], data["toc"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # not converted yet, or an entry cut short: converted again
     content, toc = repair(convert(notebook))
-    cache.mkdir(parents=True, exist_ok=True)
-    cached.write_text(json.dumps({"html": content, "toc": toc}), encoding="utf-8")
+    atomic.write_text(cached, json.dumps({"html": content, "toc": toc}))
     return content, toc
 
 

@@ -21,7 +21,7 @@ from types import SimpleNamespace
 from mkdocs.structure.files import File
 from mkdocs.structure.toc import get_toc
 
-from engine import notebook_html, notebooks
+from engine import notebook_html, notebooks, render_cache
 from engine.pages import StillRunning
 from engine.render import LABELS
 from engine.includes import IncludeError
@@ -60,12 +60,11 @@ def is_notebook_page(page) -> bool:
 def render(page, config, site) -> str | None:
     """The notebook page's content, its table of contents, title and download; its `.ipynb` written
     beside it. None (and a warning, which fails a strict build) when the lab's snippets fail."""
-    import nbformat
-
     lang = config.theme.get("language", "en")
     lab = page.file.lab
     try:
-        notebook = nbformat.writes(notebooks.lab_notebook(site, config, Path(lab.abs_src_path), lang))
+        notebook = notebooks.to_json(notebooks.lab_notebook(site, config, Path(lab.abs_src_path), lang),
+                                     render_cache.STORE)
     except StillRunning:  # `mkdocs serve` on a cold cache: the page is rendered again when it is ready
         return "<p>" + html.escape(LABELS[lang]["running"].format(name=lab.src_uri)) + "</p>"
     except (IncludeError, SnippetError) as error:

@@ -13,12 +13,14 @@ cannot disagree.
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 import textwrap
+from importlib import metadata
 from pathlib import Path, PurePosixPath
 
-from engine import recordings, render
+from engine import recordings, render, render_cache
 from engine.includes import FENCE, Include, page_includes
 from engine.parity import ANCHOR, ANY_FENCE, HEADING
 from engine.search_split import languages
@@ -233,30 +235,37 @@ def outputs(site, include: Include, lang: str) -> tuple[str | None, list[str]]:
     return main, notes
 
 
-def _output(text: str, raw: bool):
+def _output(text: str, raw: bool) -> dict:
     """A stream output, or for `raw=True` includes (SVG, Markdown) the rich output the page inserts."""
-    from nbformat import v4
-
     if not raw:
-        return v4.new_output("stream", name="stdout", text=text)
+        return {"output_type": "stream", "name": "stdout", "text": text}
     kind = "image/svg+xml" if text.lstrip().startswith("<svg") else "text/markdown"
-    return v4.new_output("display_data", data={kind: text, "text/plain": "<the page shows this as a picture>"})
+    return {"output_type": "display_data", "metadata": {},
+            "data": {kind: text, "text/plain": "<the page shows this as a picture>"}}
 
 
-def markdown_cell(source: str, **fields):
-    """A cell as nbformat's v4.new_markdown_cell makes it, not validated on its own: build_notebook
-    validates the whole notebook once."""
-    from nbformat import from_dict
-
-    return from_dict({"cell_type": "markdown", "metadata": {}, "source": source, **fields})
+# Cells and notebooks as nbformat's v4.new_* functions make them, as plain data: `to_json` validates
+# the whole notebook, and a notebook written before is not validated again (nor nbformat imported).
+def markdown_cell(source: str, **fields) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": source, **fields}
 
 
-def code_cell(source: str, **fields):
-    """A cell as nbformat's v4.new_code_cell makes it (see markdown_cell)."""
-    from nbformat import from_dict
+def code_cell(source: str, **fields) -> dict:
+    return {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": source, **fields}
 
-    return from_dict({"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
-                      "source": source, **fields})
+
+def to_json(notebook: dict, store) -> str:
+    """The notebook as nbformat writes it, once validated; from `store` (engine/render_cache.py) when
+    the same notebook was written before with the same nbformat."""
+    found = render_cache.key("notebook", metadata.version("nbformat"), json.dumps(notebook, sort_keys=True))
+    if (text := store.get(found)) is None:
+        import nbformat
+
+        node = nbformat.from_dict(notebook)
+        nbformat.validate(node)
+        text = nbformat.writes(node)
+        store.put(found, text)
+    return text
 
 
 def include_cells(site, include: Include, lang: str, count: int) -> list:
@@ -275,7 +284,7 @@ def include_cells(site, include: Include, lang: str, count: int) -> list:
     output, provenance = outputs(site, include, lang)
     cell = code_cell(source, execution_count=count, metadata={"nmb": {
         **info, "role": "run", "isolate": settings.isolate, "devices": list(settings.devices)}})
-    cell.outputs = [] if output is None else [_output(output, include.raw)]
+    cell["outputs"] = [] if output is None else [_output(output, include.raw)]
     cells.append(cell)
     if provenance:
         cells.append(markdown_cell("\n\n".join(provenance)))
@@ -284,10 +293,7 @@ def include_cells(site, include: Include, lang: str, count: int) -> list:
 
 def build_notebook(site, markdown: str, src: str, lang: str, title: str, base: str,
                    use_directory_urls: bool = True) -> dict:
-    """The notebook (nbformat 4 JSON) of one language of one lab page."""
-    import nbformat
-    from nbformat import v4
-
+    """The notebook (nbformat 4 JSON, not validated yet: see to_json) of one language of one lab page."""
     markdown = unfold(FRONT_MATTER.sub("", markdown))
     includes = page_includes(markdown)
     prose = FENCE.split(markdown)[:: FENCE.groups + 1]  # the text around the exec fences
@@ -299,15 +305,13 @@ def build_notebook(site, markdown: str, src: str, lang: str, title: str, base: s
         if text:
             cells.append(markdown_cell(text))
         if include is not None:
-            cells += include_cells(site, include, lang, 1 + sum(c.cell_type == "code" for c in cells))
+            cells += include_cells(site, include, lang, 1 + sum(c["cell_type"] == "code" for c in cells))
     for number, cell in enumerate(cells):
-        cell.id = f"cell-{number}"  # stable ids: the same page gives the same file
-    notebook = v4.new_notebook(cells=cells, metadata={
+        cell["id"] = f"cell-{number}"  # stable ids: the same page gives the same file
+    return {"nbformat": 4, "nbformat_minor": 5, "cells": cells, "metadata": {
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
         "language_info": {"name": "python"},
-    })
-    nbformat.validate(notebook)
-    return notebook
+    }}
 
 
 def title(markdown: str, fallback: str) -> str:

@@ -6,6 +6,7 @@ import functools
 from types import SimpleNamespace
 
 import markdown
+import pytest
 from material.plugins.search.plugin import SearchIndex
 from pymdownx.highlight import Highlight
 
@@ -83,3 +84,27 @@ def test_a_converted_output_comes_back_for_the_same_markdown_and_prefix_only(tmp
     convert(MarkdownConverter(page), headed)
     convert(MarkdownConverter(page), headed)
     assert len(calls) == 5
+
+
+def test_a_notebook_is_written_as_nbformat_writes_it_and_validated_once(tmp_path, monkeypatch):
+    import nbformat
+    from nbformat import v4
+
+    from engine.notebooks import code_cell, markdown_cell, to_json
+
+    made = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        markdown_cell("# A lab", id="cell-0"),
+        code_cell("print(1)", id="cell-1", execution_count=1,
+                  outputs=[{"output_type": "stream", "name": "stdout", "text": "1\n"}])]}
+    cells = [v4.new_markdown_cell("# A lab"), v4.new_code_cell("print(1)", execution_count=1, outputs=[
+        v4.new_output("stream", name="stdout", text="1\n")])]
+    for number, cell in enumerate(cells):
+        cell.id = f"cell-{number}"
+    store, expected = Store(tmp_path / "render.json"), nbformat.writes(v4.new_notebook(cells=cells))
+    assert to_json(made, store) == expected
+    monkeypatch.setattr(nbformat, "validate", lambda *args, **kwargs: pytest.fail("validated again"))
+    assert to_json(made, store) == expected
+    made["cells"][0]["cell_type"] = "heading"  # not a cell of nbformat 4: the new notebook is validated
+    monkeypatch.undo()
+    with pytest.raises(nbformat.ValidationError):
+        to_json(made, store)
