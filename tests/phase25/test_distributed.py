@@ -3,6 +3,7 @@
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -10,8 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
+import torch.distributed as dist
 
-from snippets.phase25.distributed import api_names, commdebug_limits, deliverable, exercises, faults, traffic
+from snippets.phase25.distributed import api_names, commdebug_limits, deliverable, exercises, faults, launch, traffic
 from snippets.phase25.distributed.comm import ring_bytes_sent
 from snippets.phase25.distributed.compare import BATCHES, PATTERNS, compare_rank, crossover, rows, verdicts
 from snippets.phase25.distributed.launch import RankFailed, run_ranks
@@ -200,6 +202,20 @@ def test_a_crashing_rank_is_named_and_every_rank_stopped():
     assert isinstance(error, RankFailed)
     assert error.errors[1] == "ValueError: rank 1 fails on purpose"
     assert (started, left) == (2, 0)
+    # the error keeps its traceback, and with it the launcher's frame, but not the store's server thread
+    assert error.__traceback__ is not None and "pt_tcpstore_uv" not in launch.named_threads()
+
+
+def test_no_rank_is_forked_beside_a_store_server_thread():
+    listener = socket.create_server(("127.0.0.1", 0))
+    store = dist.TCPStore("127.0.0.1", listener.getsockname()[1], 1, is_master=True, wait_for_workers=False,
+                          master_listen_fd=listener.detach())
+    assert "pt_tcpstore_uv" in launch.named_threads() and not launch.may_fork("gloo")
+    del store
+    deadline = time.monotonic() + 10
+    while "pt_tcpstore_uv" in launch.named_threads() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "pt_tcpstore_uv" not in launch.named_threads()
 
 
 def test_a_hanging_rank_is_killed_at_the_deadline():

@@ -54,9 +54,7 @@ def provoke(function, timeout: float) -> tuple[RankFailed | None, int, int]:
             run_ranks(function, timeout=timeout, folder=folder)
             error = None
         except RankFailed as failure:
-            # Without its traceback: the launcher's frame in it would keep the store, and the store's
-            # server thread, alive (a cycle through this frame), and a later launch would fork beside it.
-            error = failure.with_traceback(None)
+            error = failure
         pids = [int(p.stem) for p in Path(folder).glob("*.pid")]
         return error, len(pids), sum(alive(pid) for pid in pids)
 

@@ -154,11 +154,22 @@ class Forked:
         return self.returncode
 
 
+def named_threads() -> list[str]:
+    """The names of this process's other native threads that are named (a pool's threads keep the
+    process's name): a TCPStore's server thread, say, which threading.active_count() does not see."""
+    tasks = Path("/proc/self/task")
+    if not tasks.is_dir():
+        return []
+    names = {task.name: (task / "comm").read_text().strip() for task in tasks.iterdir()}
+    main = names.pop(str(threading.get_native_id()), None)
+    return sorted(name for name in names.values() if name != main)
+
+
 def may_fork(backend: str) -> bool:
-    """Fork the ranks (no second import of torch) only on CPU and while no other Python thread runs:
-    a fork copies one thread, and a lock another thread held stays locked in the copy for ever.
-    Native pools are safe: OpenBLAS stops its own around fork(), and a rank runs one thread."""
-    return backend == "gloo" and threading.active_count() == 1
+    """Fork the ranks (no second import of torch) only on CPU and while no other thread runs but a
+    native pool's: a fork copies one thread, and a lock another thread held stays locked in the copy
+    for ever. Pools are safe: OpenBLAS stops its own around fork(), and a rank runs one thread."""
+    return backend == "gloo" and threading.active_count() == 1 and not named_threads()
 
 
 def fork_rank(spec: dict, log: Path) -> Forked:
@@ -200,7 +211,7 @@ def run_ranks(function, world_size: int = 2, backend: str = "gloo", timeout: flo
     start = fork_rank if may_fork(backend) else spawn_rank
     with tempfile.TemporaryDirectory(prefix="nmb-ranks-") as folder:
         folder = Path(folder)
-        processes = []
+        processes, store = [], None
         try:
             for rank in range(world_size):
                 spec = {"module": function.__module__, "function": function.__name__, "kwargs": kwargs,
@@ -223,3 +234,4 @@ def run_ranks(function, world_size: int = 2, backend: str = "gloo", timeout: flo
         finally:
             _stop(processes)
             listener.close()
+            store = None  # the store and its server thread go now, not when an error's traceback does
