@@ -1,6 +1,7 @@
-"""Three rendering steps that are pure functions of their inputs, kept on disk between builds: the
-Pygments highlighting of a code block (pymdownx.highlight), markdown-exec's conversion of a block's
-output from Markdown to HTML, and the search entries Material's search plugin makes from a page's HTML.
+"""Rendering steps that are pure functions of their inputs, kept on disk between builds: the Pygments
+highlighting of a code block (pymdownx.highlight), markdown-exec's conversion of a block's output from
+Markdown to HTML, and the search entries Material's search plugin makes from a page's HTML (each lab's
+notebook, as nbformat writes it, is kept in the same store: engine/notebooks.py).
 
 Each result is keyed by everything it depends on (the block and every option; the output's Markdown,
 the Markdown extensions and their settings and the id prefix; or the page's HTML, URL, title, metadata
@@ -95,7 +96,9 @@ def stable(value):
     extension objects by class and settings."""
     if isinstance(value, dict):
         return sorted((str(k), stable(v)) for k, v in value.items())
-    if isinstance(value, (list, tuple, set)):
+    if isinstance(value, (set, frozenset)):
+        return sorted((stable(v) for v in value), key=repr)
+    if isinstance(value, (list, tuple)):
         return [stable(v) for v in value]
     if hasattr(value, "getConfigs"):  # a Markdown extension object
         return (type(value).__module__, type(value).__qualname__, stable(value.getConfigs()))

@@ -73,6 +73,7 @@ def declarations(path: Path) -> Declarations:
 
 
 def _declarations(root: Path | None, path: Path) -> Declarations:
+    """declarations(path), read from the file (`root` only keys the frozen memo)."""
     found = {}
     for node in parse(path).body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
@@ -124,8 +125,8 @@ def tree_digest(root: Path) -> str:
     files = [p for p in (root / PACKAGE).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
     named = [(str(p.relative_to(root)), p) for p in sorted(files)]
     for name, file in named + [(f"engine/{p.name}", p) for p in (ENGINE / "sources.py", ENGINE / "claims.py")]:
-        digest.update(f"{name}\0{len(file.read_bytes())}\0".encode())
-        digest.update(file.read_bytes())
+        data = file.read_bytes()
+        digest.update(f"{name}\0{len(data)}\0".encode() + data)
     return digest.hexdigest()
 
 
