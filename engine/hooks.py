@@ -65,7 +65,7 @@ def _mark_changed_pages(files) -> None:
 
 
 def on_config(config):
-    root = Path(config.config_file_path).resolve().parent
+    root = _state["root"] = Path(config.config_file_path).resolve().parent
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     os.environ.setdefault("TRITON_INTERPRET", "1")  # no GPU at build time: Triton runs on CPU
@@ -83,12 +83,12 @@ def on_config(config):
 
 def on_env(env, config, files):
     """The theme's templates compiled once, not at every build: Jinja keeps their bytecode in
-    .cache/jinja, keyed by each template's name and checked against its source."""
-    from jinja2 import FileSystemBytecodeCache
+    .cache/jinja/<its version>, keyed by each template's name and checked against its source."""
+    import jinja2
 
-    folder = Path(config.config_file_path).resolve().parent / ".cache" / "jinja"
+    folder = Path(config.config_file_path).resolve().parent / ".cache" / "jinja" / jinja2.__version__
     folder.mkdir(parents=True, exist_ok=True)
-    env.bytecode_cache = FileSystemBytecodeCache(str(folder))
+    env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
     return env
 
 
@@ -212,6 +212,12 @@ def on_post_page(output, page, config):
 def on_post_template(output_content, template_name, config):
     """The 404 page's markup too (it is no page: on_post_page never sees it)."""
     return interface.valid(output_content)
+
+
+def on_build_error(error):
+    """A failed build (which `mkdocs serve` survives) leaves nothing frozen for the next one."""
+    if "root" in _state:
+        sources.thaw(_state["root"])
 
 
 @event_priority(-200)  # after static-i18n, whose post-build step builds the other languages

@@ -34,8 +34,9 @@ def in_language(html: str, lang: str) -> str:
 
 
 def without_empty_tabindex(html: str) -> str:
-    """Every ` tabindex=""` (with the white space before it) removed; str.split, as a regular
-    expression that starts with white space tries every position of the page."""
+    """Every `tabindex=""` that follows white space removed, with that white space (as
+    re.sub(r'\s+tabindex=""', '', html) does); str.split, as that expression tries every position of
+    the page."""
     pieces = html.split(EMPTY_TABINDEX)
     kept = [pieces[0]]
     for piece in pieces[1:]:

@@ -4,18 +4,22 @@ Markdown to HTML, and the search entries Material's search plugin makes from a p
 notebook, as nbformat writes it, is kept in the same store: engine/notebooks.py).
 
 Each result is keyed by everything it depends on (the block and every option; the output's Markdown,
-the Markdown extensions and their settings and the id prefix; or the page's HTML, URL, title, metadata
-and table of contents; and the versions of the packages that compute them), so a hit returns what the
-step would have computed. A rebuild that changes nothing highlights, converts and parses nothing, and
-the two languages share the highlighting of a block they both show. The store is `.cache/render.json`,
-written whole after each build with the entries that build used.
+the Markdown extensions and their settings, and the id prefix where the HTML holds one; or the page's
+HTML, URL, title, metadata and table of contents; and the versions of Python and of the packages that
+compute them), so a hit returns what the step would have computed. A rebuild that changes nothing
+highlights and parses nothing, and converts only what cached_convert leaves out; the two languages
+share the highlighting of a block they both show. The store is `.cache/render.json`, written whole
+after each build with the entries that build used.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import json
+import platform
+import re
 from importlib import metadata
 from pathlib import Path
 
@@ -26,8 +30,8 @@ from pymdownx.highlight import Highlight
 
 from engine import atomic
 
-VERSIONS = tuple(metadata.version(name) for name in ("pygments", "pymdown-extensions", "mkdocs-material",
-                                                      "markdown", "markdown-exec"))
+VERSIONS = (platform.python_version(),) + tuple(metadata.version(name) for name in (
+    "pygments", "pymdown-extensions", "mkdocs-material", "markdown", "markdown-exec"))
 
 
 class Store:
@@ -91,9 +95,14 @@ def cached_highlight(original, store: Store):
     return highlight
 
 
+class Unstable(Exception):
+    """A setting that cannot be written the same way in every process (a closure, a bound method, an
+    object that keeps state): what depends on it is not cached."""
+
+
 def stable(value):
-    """`value` as plain data that reads the same in every process: functions and classes by name,
-    extension objects by class and settings."""
+    """`value` as plain data that reads the same in every process: module-level functions and classes
+    by name, partials by function and arguments, extension objects by class and settings."""
     if isinstance(value, dict):
         return sorted((str(k), stable(v)) for k, v in value.items())
     if isinstance(value, (set, frozenset)):
@@ -102,25 +111,41 @@ def stable(value):
         return [stable(v) for v in value]
     if hasattr(value, "getConfigs"):  # a Markdown extension object
         return (type(value).__module__, type(value).__qualname__, stable(value.getConfigs()))
+    if isinstance(value, functools.partial):
+        return ("partial", stable(value.func), stable(value.args), stable(value.keywords))
+    if inspect.isfunction(value) or inspect.isclass(value) or inspect.isbuiltin(value):
+        if "<locals>" in value.__qualname__:
+            raise Unstable(value.__qualname__)
+        return (value.__module__, value.__qualname__)
     if callable(value):
-        return (getattr(value, "__module__", None), getattr(value, "__qualname__", repr(type(value))))
+        raise Unstable(repr(type(value)))
     return value
+
+
+EXEC_PREFIX = re.compile(r"exec-\d+--")  # markdown-exec's own prefixes, which count blocks up
 
 
 def cached_convert(original, store: Store):
     """MarkdownConverter.convert (markdown-exec turning an output's Markdown into HTML, in a Markdown
-    made like the page's), answered from `store`. The id prefix it gives the HTML's ids counts blocks
-    up: an entry serves another prefix only when its HTML holds no id, so none got the prefix. An
-    output that holds a heading (markdown-exec passes those up to the page's table of contents) is
-    always converted."""
+    made like the page's), answered from `store`. The prefix it gives the HTML's ids (`exec-N--`, N
+    counting blocks up) is kept with the entry, which serves another such prefix only when its HTML holds
+    no id, so that none got the prefix. An output that holds a heading (markdown-exec passes those up to
+    the page's table of contents), one whose conversion ran other blocks (it counted more than one), and
+    one whose settings cannot be written the same way in every process are always converted."""
 
     def convert(self, text, stash=None, id_prefix=None):
-        prefix = id_prefix if id_prefix is not None else f"exec-{MarkdownConverter.counter + 1}--"
+        counter = MarkdownConverter.counter
+        prefix = id_prefix if id_prefix is not None else f"exec-{counter + 1}--"
         extensions = rendering.markdown_config.exts or list(self._original_md.registeredExtensions)
-        found = key("convert", text, sorted((stash or {}).items()), self._update_toc,
-                    stable(extensions), stable(rendering.markdown_config.exts_config or {}))
+        try:
+            found = key("convert", text, sorted((stash or {}).items()), self._update_toc,
+                        stable(extensions), stable(rendering.markdown_config.exts_config or {}))
+        except Unstable:
+            return original(self, text, stash, id_prefix)
         entry = store.get(found)
-        if entry is not None and (entry["prefix"] == prefix or entry["prefix"] not in entry["html"]):
+        if entry is not None and (entry["prefix"] == prefix or (
+                entry["prefix"] not in entry["html"] and EXEC_PREFIX.fullmatch(entry["prefix"])
+                and EXEC_PREFIX.fullmatch(prefix))):
             MarkdownConverter.counter += 1  # as a conversion would have counted it
             markup = rendering.Markup(entry["html"])  # noqa: S704 - HTML markdown-exec made
             if self._update_toc:
@@ -130,7 +155,7 @@ def cached_convert(original, store: Store):
         markup = original(self, text, stash, id_prefix)
         headings = self._original_md.treeprocessors[rendering.InsertHeadings.name].headings.get(markup) \
             if self._update_toc else []
-        if not headings:
+        if not headings and MarkdownConverter.counter == counter + 1:
             store.put(found, {"html": str(markup), "prefix": prefix})
         return markup
 

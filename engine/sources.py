@@ -132,43 +132,48 @@ def tree_digest(root: Path) -> str:
 
 def freeze(root: Path) -> None:
     """From now until `thaw()`, snippet files are taken not to change: each closure, source hash and
-    declaration is computed once (a build calls this before it runs or renders anything, and its other
-    language's pass keeps what the first computed). What a build computed is kept, in memory and in
-    .cache/sources.json, for the next build that finds every snippet file as it was (`mkdocs serve`
-    after a prose edit, a rebuild with nothing changed)."""
+    declaration is computed once (a build calls this before it runs or renders anything; its other
+    language's pass keeps what the first computed while no file changed). What a build computed is kept,
+    in memory and in .cache/sources.json, for the next build that finds every snippet file as it was
+    (`mkdocs serve` after a prose edit, a rebuild with nothing changed)."""
     global _frozen, _kept, _frozen_root
-    if _frozen is not None:
-        return
+    root = root.resolve()
     digest = tree_digest(root)
+    if _frozen is not None and _kept is not None and _kept[0] == digest and _frozen_root == root:
+        return
     if _kept is None or _kept[0] != digest:
         _kept = (digest, _read_memo(root, digest))
-    _frozen, _frozen_root = _kept[1], root.resolve()
+    _frozen, _frozen_root = _kept[1], root
 
 
 def thaw(root: Path) -> None:
-    """Snippet files may change from now on; what was computed is saved for the next build."""
-    global _frozen
+    """Snippet files may change from now on. What was computed is saved for the next build, unless a
+    file changed while the build ran (then nothing computed from the files is kept)."""
+    global _frozen, _kept
+    root = root.resolve()
     if _frozen is not None and _kept is not None:
-        _write_memo(root, *_kept)
+        if tree_digest(root) == _kept[0]:
+            _write_memo(root, *_kept)
+        else:
+            _kept = None
     _frozen = None
 
 
 def _read_memo(root: Path, digest: str) -> dict:
     try:
         stored = json.loads((root / MEMO_FILE).read_text(encoding="utf-8"))
-        if stored["digest"] != digest or stored["root"] != str(root.resolve()):
+        if stored["digest"] != digest or stored["root"] != str(root):
             return {}
-        base = root.resolve()
-        return {(kind, root, base / rel): _revive(kind, base, value) for kind, rel, value in stored["entries"]}
+        return {(kind, root, root / rel): _revive(kind, root, value) for kind, rel, value in stored["entries"]}
     except (OSError, ValueError, KeyError, TypeError):
         return {}  # none yet, or unreadable: computed again
 
 
 def _write_memo(root: Path, digest: str, memo: dict) -> None:
-    base = root.resolve()
-    entries = sorted([kind, str(path.relative_to(base)), _flat(kind, base, value)]
-                     for (kind, key_root, path), value in memo.items() if key_root == root and path.is_relative_to(base))
-    text = json.dumps({"digest": digest, "root": str(root.resolve()), "entries": entries})
+    """`root` resolved: entries for another root, or for a file outside it, are not kept."""
+    entries = sorted([kind, str(path.relative_to(root)), _flat(kind, root, value)]
+                     for (kind, key_root, path), value in memo.items() if key_root == root and path.is_relative_to(root))
+    text = json.dumps({"digest": digest, "root": str(root), "entries": entries})
     file = root / MEMO_FILE
     if not file.is_file() or file.read_text(encoding="utf-8") != text:
         atomic.write_text(file, text)

@@ -108,3 +108,16 @@ def test_a_notebook_is_written_as_nbformat_writes_it_and_validated_once(tmp_path
     monkeypatch.undo()
     with pytest.raises(nbformat.ValidationError):
         to_json(made, store)
+
+
+def test_settings_that_differ_between_processes_are_never_keyed(tmp_path):
+    from markdown_exec._internal.rendering import MarkdownConverter
+
+    raw, calls = getattr(MarkdownConverter.convert, "original", MarkdownConverter.convert), []
+    convert = cached_convert(counting(raw, calls), Store(tmp_path / "render.json"))
+    by_name = markdown.Markdown(extensions=["toc"], extension_configs={"toc": {
+        "slugify": functools.partial(markdown.extensions.toc.slugify, separator="_")}})
+    closure = markdown.Markdown(extensions=["toc"], extension_configs={"toc": {"slugify": lambda value, sep: value}})
+    for page in (by_name, by_name, closure, closure):
+        convert(MarkdownConverter(page), "Some **bold** output.")
+    assert len(calls) == 3  # the partial is keyed by function and arguments; the lambda is never keyed

@@ -52,6 +52,12 @@ def test_a_build_keeps_what_it_computed_for_the_next_that_finds_the_same_files(t
     (tmp_path / "snippets" / "top.py").write_text("ISOLATE = False\nfrom snippets.base import X\n")
     second = build()
     assert second[0] != first[0] and second[1] is False
+    sources.freeze(tmp_path)
+    source_hash(tmp_path, top)
+    (tmp_path / "snippets" / "base.py").write_text("X = 3\n")  # changed while the build ran
+    sources.thaw(tmp_path)
+    assert sources._kept is None and build() != second  # nothing computed then is kept
+    (tmp_path / "snippets" / "base.py").write_text("X = 2\n")
     (tmp_path / MEMO_FILE).write_text('{"digest": ')  # unreadable: a miss, not an error
     monkeypatch.setattr(sources, "_kept", None)
     assert build() == second

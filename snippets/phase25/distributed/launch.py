@@ -154,22 +154,29 @@ class Forked:
         return self.returncode
 
 
-def named_threads() -> list[str]:
-    """The names of this process's other native threads that are named (a pool's threads keep the
-    process's name): a TCPStore's server thread, say, which threading.active_count() does not see."""
+def named_threads() -> list[str] | None:
+    """The names of this process's other native threads whose name differs from the calling thread's
+    (a pool's threads keep the process's name; a TCPStore's server thread is `pt_tcpstore_uv`), which
+    threading.active_count() does not see; None where the system does not list them (no /proc)."""
     tasks = Path("/proc/self/task")
     if not tasks.is_dir():
-        return []
-    names = {task.name: (task / "comm").read_text().strip() for task in tasks.iterdir()}
-    main = names.pop(str(threading.get_native_id()), None)
+        return None
+    own, names = str(threading.get_native_id()), {}
+    for task in tasks.iterdir():
+        try:
+            names[task.name] = (task / "comm").read_text().strip()
+        except OSError:  # the thread ended meanwhile
+            continue
+    main = names.pop(own, None)
     return sorted(name for name in names.values() if name != main)
 
 
 def may_fork(backend: str) -> bool:
-    """Fork the ranks (no second import of torch) only on CPU and while no other thread runs but a
-    native pool's: a fork copies one thread, and a lock another thread held stays locked in the copy
-    for ever. Pools are safe: OpenBLAS stops its own around fork(), and a rank runs one thread."""
-    return backend == "gloo" and threading.active_count() == 1 and not named_threads()
+    """Fork the ranks (no second import of torch) only on CPU, and while no other Python thread and no
+    native thread named otherwise than this one runs: a fork copies one thread, and a lock another thread
+    held stays locked in the copy for ever. Unnamed pools are safe: OpenBLAS stops its own around fork(),
+    and a rank runs one thread. Where threads cannot be listed, ranks are fresh interpreters."""
+    return backend == "gloo" and threading.active_count() == 1 and named_threads() == []
 
 
 def fork_rank(spec: dict, log: Path) -> Forked:
