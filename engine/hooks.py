@@ -65,7 +65,7 @@ def _mark_changed_pages(files) -> None:
 
 
 def on_config(config):
-    root = _state["root"] = Path(config.config_file_path).resolve().parent
+    root = Path(config.config_file_path).resolve().parent
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     os.environ.setdefault("TRITON_INTERPRET", "1")  # no GPU at build time: Triton runs on CPU
@@ -86,7 +86,7 @@ def on_env(env, config, files):
     .cache/jinja/<its version>, keyed by each template's name and checked against its source."""
     import jinja2
 
-    folder = Path(config.config_file_path).resolve().parent / ".cache" / "jinja" / jinja2.__version__
+    folder = pages.current().root / ".cache" / "jinja" / jinja2.__version__
     folder.mkdir(parents=True, exist_ok=True)
     env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
     return env
@@ -97,8 +97,8 @@ def on_pre_build(config):
     that is safe (Executor.prefetch), so that pages render from the cache. Under `mkdocs serve` with
     calls missing at start, they run in a background process instead (engine.background) while pages
     show what is ready."""
-    sources.freeze(Path(config.config_file_path).resolve().parent)  # each snippet's closure and hash once per build
     site = pages.current()
+    sources.freeze(site.root)  # each snippet's closure and hash once per build
     if _state["command"] == "serve" and _in_background(site, Path(config.docs_dir)):
         return
     start = time.perf_counter()
@@ -214,21 +214,15 @@ def on_post_template(output_content, template_name, config):
     return interface.valid(output_content)
 
 
-def on_build_error(error):
-    """A failed build (which `mkdocs serve` survives) leaves nothing frozen for the next one."""
-    if "root" in _state:
-        sources.thaw(_state["root"])
-
-
 @event_priority(-200)  # after static-i18n, whose post-build step builds the other languages
 def on_post_build(config):
-    sources.thaw(Path(config.config_file_path).resolve().parent)
     site = pages.current()
+    sources.thaw(site.root)
     search_split.split_by_language(Path(config.site_dir), config)
     render_cache.STORE.save()
     executor = site.executor
     log.info("engine: %d snippet call(s) executed in this process so far", len(executor.executed))
-    root = Path(config.config_file_path).parent
+    root = site.root
     save_timings(root, executor)
     atomic.write_text(root / ".cache" / "last-build.json", json.dumps(
         {"executed": executor.executed, "timings": executor.timings,

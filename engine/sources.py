@@ -138,10 +138,8 @@ def freeze(root: Path) -> None:
     (`mkdocs serve` after a prose edit, a rebuild with nothing changed)."""
     global _frozen, _kept, _frozen_root
     root = root.resolve()
-    digest = tree_digest(root)
-    if _frozen is not None and _kept is not None and _kept[0] == digest and _frozen_root == root:
-        return
-    if _kept is None or _kept[0] != digest:
+    digest = tree_digest(root)  # checked at every freeze: a build that failed before thaw() keeps nothing stale
+    if _kept is None or _kept[0] != digest or _frozen_root != root:
         _kept = (digest, _read_memo(root, digest))
     _frozen, _frozen_root = _kept[1], root
 
