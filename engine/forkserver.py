@@ -1,13 +1,14 @@
 """Isolated snippet calls started from a Python that has already imported torch.
 
-`python -m engine.forkserver` imports torch (and NumPy, which torch imports), then serves one call at a
+`python -m engine.forkserver` imports torch (and NumPy, which torch imports) with Dynamo and Inductor,
+which most isolated calls compile with (3.5 s of imports each, and no thread), then serves one call at a
 time, read as a JSON line from stdin: it forks, and the fork runs the call exactly as `engine.child` does
 in a fresh interpreter, with stdout and stderr (every layer) written to the file the request names. The
 server replies with a JSON line: the exit status, or "timeout" when it killed the call's process group.
 The server never runs snippet code itself, so every fork starts from the same state: a fresh interpreter
-that has imported torch. It forks only when that is safe: no Python thread, and no native thread other
-than OpenBLAS's pool, which OpenBLAS stops around fork() itself; it says which on its first line, and
-the engine starts fresh interpreters instead when it is not.
+that has imported torch, Dynamo and Inductor. It forks only when that is safe: no Python thread, and no
+native thread other than OpenBLAS's pool, which OpenBLAS stops around fork() itself; it says which on
+its first line, and the engine starts fresh interpreters instead when it is not.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ def preload() -> bool:
 
     with_numpy = threads()
     import torch  # noqa: F401
+    import torch._dynamo  # noqa: F401
+    import torch._inductor.compile_fx  # noqa: F401
 
     return before == 1 and threads() == with_numpy and threading.active_count() == 1
 

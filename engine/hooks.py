@@ -29,12 +29,16 @@ from engine.includes import IncludeError, page_includes  # noqa: E402
 from engine.sources import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.engine")
+# Idle OpenMP threads sleep instead of spinning: calls run side by side on few cores, where a spinning
+# thread takes a core from one that works. Thread counts, and so every result, stay the same.
+SLEEPING_OPENMP = "PASSIVE"
 DISARM = re.compile(r"^([ \t]*`{3,}\s*\w+[^\n]*?)\bexec=\S+", re.MULTILINE)  # shown, never run
 _state = {"command": "build", "dirty": False, "expected": {}, "signatures": {}, "background": None, "server": None}
 
 
 def on_startup(command, dirty):
     _state["command"], _state["dirty"] = command, dirty
+    os.environ.setdefault("OMP_WAIT_POLICY", SLEEPING_OPENMP)  # read when torch loads OpenMP: before any call
 
 
 @event_priority(-200)  # after static-i18n has given each file its language's destination

@@ -281,13 +281,15 @@ def uses_triton(root: Path, path: Path) -> bool:
 
 
 # Calls that time work run with nothing beside them; calls that start processes are "multi-process".
-CLOCKS = ("timeit", "torch.utils.benchmark", ".perf_counter", ".perf_counter_ns", ".process_time")
+CLOCKS = ("timeit", "torch.utils.benchmark", ".perf_counter", ".perf_counter_ns", ".process_time",
+          ".cpu_time_total", ".self_cpu_time_total", ".device_time_total", ".self_device_time_total",
+          ".table")  # the profiler's times, alone or in its table
 PROCESSES = ("subprocess", "multiprocessing", "torch.multiprocessing", "torch.distributed")
 
 
 def measures_time(root: Path, path: Path) -> bool:
-    """Whether the output may depend on how fast the machine runs (the snippet reads a clock, or it
-    imports snippets.timing): another call beside it would skew it."""
+    """Whether the output may depend on how fast the machine runs (the snippet reads a clock or the
+    profiler's times, or it imports snippets.timing): another call beside it would skew it."""
     reads_clock = any(n == c or n.startswith(c + ".") for n in _names_used(path) for c in CLOCKS)
     return reads_clock or uses_any(root, path, (PACKAGE + ".timing",))
 

@@ -29,6 +29,19 @@ def test_declarations_and_parts(tmp_path):
     assert part_source(file, "f") == "@staticmethod\ndef f():\n    return 1\n"
 
 
+@pytest.mark.parametrize("code, alone", [
+    ("import time\nT = time.perf_counter()\n", True),
+    ("from snippets.timing import compare\n", True),
+    ("def f(prof):\n    return [e.self_cpu_time_total for e in prof.key_averages()]\n", True),
+    ("def f(prof):\n    return prof.key_averages().table()\n", True),
+    ("def f(prof):\n    return [e.count for e in prof.key_averages()]\n", False),
+])
+def test_a_call_that_reads_a_clock_or_the_profilers_times_runs_alone(tmp_path, code, alone):
+    box = Sandbox(tmp_path)
+    box.snippet("timing.py", "def compare():\n    pass\n")
+    assert sources.measures_time(tmp_path, box.snippet("s.py", code)) is alone
+
+
 def test_a_build_keeps_what_it_computed_for_the_next_that_finds_the_same_files(tmp_path, monkeypatch):
     box = Sandbox(tmp_path)
     box.snippet("base.py", "X = 1\n")

@@ -140,13 +140,10 @@ def claim_cpu_small_batch_slower(main):
     return "eager is " in verdict or " tie " in verdict
 
 
-def claim_call_alone_about_eager(main):
-    """#part-e: the generated code alone costs about what eager costs (within a factor of 1.5 either way, or a tie)."""
-    ratios = [float(line.split()[-2].rstrip("x")) for line in main.lines
-              if line.startswith("  generated call() only") and line.endswith("x eager")]
+def claim_call_alone_no_slower(main):
+    """#part-e: the generated code alone costs no more than eager (at both batches it is faster, or a tie within the run's spread)."""
     verdicts = [line for line in main.lines if line.strip().startswith("generated call() only vs eager:")]
-    return len(ratios) == len(verdicts) == 2 and all(
-        1 / 1.5 < r < 1.5 or " tie " in v for r, v in zip(ratios, verdicts))
+    return len(verdicts) == 2 and all(" tie " in v or "generated call() only is " in v for v in verdicts)
 
 
 def claim_large_batch_no_win(main):
