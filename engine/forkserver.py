@@ -6,9 +6,10 @@ time, read as a JSON line from stdin: it forks, and the fork runs the call exact
 in a fresh interpreter, with stdout and stderr (every layer) written to the file the request names. The
 server replies with a JSON line: the exit status, or "timeout" when it killed the call's process group.
 The server never runs snippet code itself, so every fork starts from the same state: a fresh interpreter
-that has imported torch, Dynamo and Inductor. It forks only when that is safe: no Python thread, and no
-native thread other than OpenBLAS's pool, which OpenBLAS stops around fork() itself; it says which on
-its first line, and the engine starts fresh interpreters instead when it is not.
+that has imported torch, Dynamo and Inductor. It forks only when that is safe: no Python thread, no
+native thread other than OpenBLAS's pool, which OpenBLAS stops around fork() itself, and no CUDA driver
+loaded (a fork cannot use a driver its parent initialized); it says which on its first line, and the
+engine starts fresh interpreters instead when it is not.
 """
 
 from __future__ import annotations
@@ -22,10 +23,16 @@ import time
 from pathlib import Path
 
 TASKS = Path("/proc/self/task")
+MAPS = Path("/proc/self/maps")
 
 
 def threads() -> int:
     return len(list(TASKS.iterdir())) if TASKS.is_dir() else -1
+
+
+def cuda_driver_loaded() -> bool:
+    """Whether this process has loaded the CUDA driver (True where that cannot be seen)."""
+    return not MAPS.is_file() or "libcuda.so" in MAPS.read_text()
 
 
 def preload() -> bool:
@@ -38,7 +45,8 @@ def preload() -> bool:
     import torch._dynamo  # noqa: F401
     import torch._inductor.compile_fx  # noqa: F401
 
-    return before == 1 and threads() == with_numpy and threading.active_count() == 1
+    return (before == 1 and threads() == with_numpy and threading.active_count() == 1
+            and not cuda_driver_loaded())
 
 
 def run_child(module: str, call: str, output: str) -> None:

@@ -7,8 +7,8 @@ A recording cannot be spoiled by the machine that makes it: a snippet that decla
 machine has (`GPUS = 2`) is skipped, a recording made on more capable hardware (more GPUs, or more GPU
 memory) is never replaced by one made on less, and an output that shows the environment failing (a CUDA
 error, an invalid device ordinal, an out-of-memory, a rank that never started or never finished) is
-reported and not written. Independent recordings run side by side, one lane per GPU (two lanes sharing
-a single GPU); a call that reads a clock, or needs several GPUs, runs with nothing beside it.
+reported and not written. Independent recordings run side by side in four lanes, given to the GPUs in
+turn; a call that reads a clock, or needs several GPUs, runs with nothing beside it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 
 from engine import claims, recordings
 from engine.includes import page_includes
-from engine.runner import child_env, mask_addresses, run_in_subprocess
+from engine.runner import ForkServer, child_env, mask_addresses
 from engine.sources import declarations, measures_time, module_name, snippet_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,6 +37,7 @@ ENVIRONMENT_FAILURES = re.compile(
     r"|no kernel image|no CUDA GPUs are available|never started|did not start|did not finish",
     re.IGNORECASE)
 MEMORY_TOLERANCE = 0.95  # two boards of one model report slightly different totals
+LANES = 4  # calls that share the GPUs (none of them reads a clock)
 
 
 def cuda_calls(root: Path) -> list[tuple[Path, str]]:
@@ -121,10 +122,11 @@ class Recorder:
         with self._print_lock:
             print(text, flush=True)
 
-    def record(self, path: Path, call: str, env: dict[str, str]) -> None:
+    def record(self, path: Path, call: str, server: ForkServer) -> None:
         name = f"{module_name(self.root, path)}.{call}()"
         start = time.monotonic()
-        result = run_in_subprocess(self.root, module_name(self.root, path), call, declarations(path).timeout * 3, env)
+        server.submit(module_name(self.root, path), call, declarations(path).timeout * 3)
+        result = server.result()
         output = mask_addresses(result.output)
         report = verdict(path, call, output, result.ok, result.error, self.info)
         seconds = time.monotonic() - start
@@ -137,27 +139,37 @@ class Recorder:
 
     def run(self, calls: list[tuple[Path, str]], env: dict[str, str]) -> None:
         """Calls that share: `lanes` at a time, each lane on one GPU (round robin); then each call
-        that reads a clock or needs several GPUs, alone, with every GPU visible."""
+        that reads a clock or needs several GPUs, alone, with every GPU visible. Each lane's calls are
+        forks of one server that has imported torch (engine/forkserver.py), or fresh interpreters
+        where forking is not safe."""
         alone = [c for c in calls if measures_time(self.root, c[0]) or declarations(c[0]).gpus > 1]
         shared = deque(c for c in calls if c not in alone)
         gpus = int(self.info["gpu_count"])
+        lanes = range(max(1, min(self.lanes, len(shared))) if shared else 0)
+        servers = [ForkServer(self.root, dict(env, CUDA_VISIBLE_DEVICES=str(i % gpus)) if gpus > 1 else env)
+                   for i in lanes] + ([ForkServer(self.root, env)] if alone else [])
+        self.say("calls run as " + ("forks of servers that have imported torch" if all(s.forks for s in servers)
+                                    else "fresh interpreters (forking is not safe here)"))
 
-        def lane(index: int) -> None:
-            lane_env = dict(env, CUDA_VISIBLE_DEVICES=str(index % gpus)) if gpus > 1 else env
+        def lane(server: ForkServer) -> None:
             while True:
                 try:
                     path, call = shared.popleft()
                 except IndexError:
                     return
-                self.record(path, call, lane_env)
+                self.record(path, call, server)
 
-        threads = [threading.Thread(target=lane, args=(i,)) for i in range(max(1, min(self.lanes, len(shared))))]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        for path, call in alone:
-            self.record(path, call, env)
+        try:
+            threads = [threading.Thread(target=lane, args=(servers[i],)) for i in lanes]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            for path, call in alone:
+                self.record(path, call, servers[-1])
+        finally:
+            for server in servers:
+                server.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,8 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all", action="store_true", help="re-record current recordings too")
     parser.add_argument("--dry-run", action="store_true", help="list what would be recorded")
     parser.add_argument("--only", default="", help="record only modules whose name contains this")
-    parser.add_argument("--jobs", type=int, default=0, help="lanes of calls side by side (default: one per "
-                                                             "GPU, two on a single GPU)")
+    parser.add_argument("--jobs", type=int, default=LANES, help=f"lanes of calls side by side, given to the "
+                                                                f"GPUs in turn (default: {LANES})")
     args = parser.parse_args(argv)
     started = time.monotonic()
     todo = [(p, c) for p, c in cuda_calls(ROOT)
@@ -193,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     env = child_env(ROOT)
     env.pop("TRITON_INTERPRET", None)
     gpus = int(info["gpu_count"])
-    recorder = Recorder(ROOT, info, args.jobs or (gpus if gpus > 1 else 2))
+    recorder = Recorder(ROOT, info, args.jobs)
     recorder.run(allowed, env)
     print(f"{len(allowed) - recorder.failed} recorded, {recorder.failed} not, {len(todo) - len(allowed)} skipped, "
           f"in {time.monotonic() - started:.0f} s on {gpus} x {info['gpu']}", flush=True)

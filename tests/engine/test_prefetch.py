@@ -10,10 +10,10 @@ import importlib, os, sys
 import torch
 ISOLATE = True
 def main():
-    print("seen:", os.environ.get("NMB_LEAK"), getattr(torch, "nmb_leak", None), "colorsys" in sys.modules)
+    print("seen:", os.environ.get("NMB_LEAK"), getattr(torch, "nmb_leak", None), "tabnanny" in sys.modules)
     os.environ["NMB_LEAK"] = "leaked"
     torch.nmb_leak = "leaked"
-    importlib.import_module("colorsys")
+    importlib.import_module("tabnanny")  # a module that no preloaded one imports
 """
 
 

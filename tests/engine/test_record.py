@@ -2,11 +2,14 @@
 project whose "CUDA" snippets only print, with the machine's description faked."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 import torch
 
 from engine import record, recordings
+from engine.runner import child_env
 from tests.engine.sandbox import Sandbox, include
 
 ONE_H100 = {"gpu": "NVIDIA H100", "gpu_count": "1", "gpu_memory_gib": "79.2", "torch": "2.11", "triton": "3.6",
@@ -87,3 +90,18 @@ def test_more_capable_recordings_are_kept():
     assert record.lacking(1, TWO_H200, ONE_H100) is None
     assert record.lacking(1, ONE_H100, dict(ONE_H100, gpu_memory_gib="80.0")) is None  # within 5%
     assert record.lacking(1, ONE_H100, {"gpu": "old", "gpu_count": "1"}) is None  # no memory recorded then
+
+
+PRELOAD = "import sys; from pathlib import Path; from engine import forkserver; " \
+          "forkserver.MAPS = Path(sys.argv[1]); print(forkserver.preload())"
+
+
+def test_recordings_are_forks_of_a_server_that_never_loaded_the_cuda_driver(tmp_path):
+    """A fork cannot use a CUDA driver its parent initialized: the server forks only while none is loaded."""
+    without, with_driver = tmp_path / "maps", tmp_path / "maps-cuda"
+    without.write_text("7f00-7f01 r-xp 0 0:0 0 /usr/lib/x86_64-linux-gnu/libc.so.6\n")
+    with_driver.write_text(without.read_text() + "7f02-7f03 r-xp 0 0:0 0 /usr/lib/x86_64-linux-gnu/libcuda.so.1\n")
+    for maps, forks in ((without, "True"), (with_driver, "False")):
+        done = subprocess.run([sys.executable, "-c", PRELOAD, str(maps)], cwd=record.ROOT, capture_output=True,
+                              text=True, env=child_env(record.ROOT), check=True)
+        assert done.stdout.strip() == forks, done.stderr

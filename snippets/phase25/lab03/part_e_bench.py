@@ -177,11 +177,11 @@ def claim_reduce_overhead_replays_and_copies(main):
 
 
 def claim_large_batch_overhead_small(main):
-    """#part-e: At batch 32768 the overhead line is under a tenth of eager's time."""
+    """#part-e: At batch 32768 the overhead line is under a fifth of eager's time."""
     if main.device != "cuda":
         return True
     rows = main.between("batch 32768:", "what one call does")
-    return rows.number("minus call() only") < 0.1 * rows.number("  eager ")
+    return rows.number("minus call() only") < 0.2 * rows.number("  eager ")
 
 
 def claim_cpu_not_faster(main):
