@@ -1,15 +1,16 @@
 """Isolated snippet calls started from a Python that has already imported torch.
 
-`python -m engine.forkserver` imports torch (and NumPy, which torch imports) with Dynamo and Inductor,
-which most isolated calls compile with (3.5 s of imports each, and no thread), then serves one call at a
-time, read as a JSON line from stdin: it forks, and the fork runs the call exactly as `engine.child` does
-in a fresh interpreter, with stdout and stderr (every layer) written to the file the request names. The
-server replies with a JSON line: the exit status, or "timeout" when it killed the call's process group.
+`python -m engine.forkserver` imports torch (and NumPy, which torch imports) with Dynamo, and with
+Inductor on a CPU build of torch (a CUDA build's Inductor initializes the CUDA driver as it imports),
+which saves each call the seconds those imports take, then serves one call at a time, read as a JSON
+line from stdin: it forks, and the fork runs the call exactly as `engine.child` does in a fresh
+interpreter, with stdout and stderr (every layer) written to the file the request names. The server
+replies with a JSON line: the exit status, or "timeout" when it killed the call's process group.
 The server never runs snippet code itself, so every fork starts from the same state: a fresh interpreter
-that has imported torch, Dynamo and Inductor. It forks only when that is safe: no Python thread, no
-native thread other than OpenBLAS's pool, which OpenBLAS stops around fork() itself, and no CUDA driver
-loaded (a fork cannot use a driver its parent initialized); it says which on its first line, and the
-engine starts fresh interpreters instead when it is not.
+that has made those imports. It forks only when that is safe: no Python thread, no native thread other
+than OpenBLAS's pool, which OpenBLAS stops around fork() itself (an initialized CUDA driver runs threads
+of its own, which a fork could not use), and no CUDA context of torch's; it says which on its first
+line, and the engine starts fresh interpreters instead when it is not.
 """
 
 from __future__ import annotations
@@ -23,30 +24,25 @@ import time
 from pathlib import Path
 
 TASKS = Path("/proc/self/task")
-MAPS = Path("/proc/self/maps")
 
 
 def threads() -> int:
     return len(list(TASKS.iterdir())) if TASKS.is_dir() else -1
 
 
-def cuda_driver_loaded() -> bool:
-    """Whether this process has loaded the CUDA driver (True where that cannot be seen)."""
-    return not MAPS.is_file() or "libcuda.so" in MAPS.read_text()
-
-
 def preload() -> bool:
-    """Import what every isolated call imports first; whether forking this process is safe."""
+    """Import what isolated calls import first; whether forking this process is safe."""
     before = threads()
     import numpy  # noqa: F401 - its OpenBLAS pool is the one native pool allowed (fork-safe)
 
     with_numpy = threads()
-    import torch  # noqa: F401
+    import torch
     import torch._dynamo  # noqa: F401
-    import torch._inductor.compile_fx  # noqa: F401
 
+    if torch.version.cuda is None:
+        import torch._inductor.compile_fx  # noqa: F401
     return (before == 1 and threads() == with_numpy and threading.active_count() == 1
-            and not cuda_driver_loaded())
+            and not torch.cuda.is_initialized())
 
 
 def run_child(module: str, call: str, output: str) -> None:
