@@ -86,9 +86,9 @@ def claim_autotune_keeps_cublas(main):
 
 
 def claim_autotune_table_ranks_addmm_lower(main):
-    """#stretch-max-autotune: the autotuner's own addmm choice is timed at less than two thirds of bias_addmm's speed."""
+    """#stretch-max-autotune: in the autotuner's own harness its plain addmm choice is slower than the winner, bias_addmm, in both modes."""
     shares = [float(line.split()[3].rstrip("%")) for line in main.lines if line.split()[:1] == ["addmm"]]
-    return len(shares) == 2 and all(share < 200 / 3 for share in shares)
+    return len(shares) == 2 and all(share < 100 for share in shares)
 
 
 def claim_autotune_compiles_longer(main):
