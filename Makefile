@@ -14,7 +14,7 @@ unexport PYTHONDONTWRITEBYTECODE
 export PYTHONPYCACHEPREFIX := $(CURDIR)/.cache/pycache
 export NMB_CHROMIUM := $(CHROMIUM)
 
-.PHONY: setup browser spelling serve build test bench record clean
+.PHONY: setup browser spelling serve build test screenshots bench record clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -46,6 +46,11 @@ build: setup
 
 test: setup browser spelling
 	$(PY) -m pytest
+
+# Full-page screenshots of the home page and every lab page, both languages, light and dark, into
+# artifacts/screenshots/ (pictures for authors: `make test` leaves them out).
+screenshots: setup browser
+	$(PY) -m pytest -m screenshots tests/website/test_browser.py
 
 bench: setup
 	$(PY) -m engine.bench

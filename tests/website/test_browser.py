@@ -224,6 +224,17 @@ def key_pages() -> list[SitePage]:
     return [p for p in PAGES if p.path in ("", "es/") or re.search(r"/lab/[^/]+/$", p.path)]
 
 
+@pytest.mark.parametrize("site_page", [p for p in PAGES if p.path in ("", "es/")], ids=lambda p: p.id)
+def test_a_reader_who_prefers_dark_gets_the_dark_scheme(reader, server, site_page):
+    visit = reader.open(server.origin, server.url(site_page.path), scheme="dark")
+    try:
+        assert scheme(visit.page) == "slate"
+        assert visit.problems() == []
+    finally:
+        visit.close()
+
+
+@pytest.mark.screenshots
 @pytest.mark.parametrize("site_page", key_pages(), ids=lambda p: p.id)
 def test_screenshots_of_key_pages(reader, server, site_page):
     """Full-page screenshots, light and dark, kept in artifacts/screenshots/ (git-ignored)."""
