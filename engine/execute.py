@@ -16,7 +16,8 @@ from pathlib import Path
 from engine import atomic
 from engine.progress import Progress
 from engine.runner import ForkServer, Result, mask_addresses, run_in_process, run_in_subprocess
-from engine.sources import SnippetError, declarations, measures_time, module_name, source_hash, starts_processes
+from engine.sources import (SnippetError, compiles, declarations, measures_time, module_name, source_hash,
+                            starts_processes)
 
 log = logging.getLogger("mkdocs.engine")
 CACHE_SCHEMA = "2"  # bump when what is stored for a run changes
@@ -134,15 +135,16 @@ class Executor:
                                 key=lambda c: -declarations(c[0]).timeout),  # the likely longest first
                          lambda c: starts_processes(self.root, c[0]))
         workers = jobs()
+        compiler = any(compiles(self.root, path) for path, _ in todo if declarations(path).isolate)
         servers: list[ForkServer] = []
         progress = Progress(len(todo), workers, expected or {}, kinds={self.name(*c): self.kind(c[0]) for c in todo})
         progress.queue([self.name(*c) for c in in_process + isolated.calls + alone])
         try:
-            self._side_by_side(in_process, isolated, workers, servers, progress)
+            self._side_by_side(in_process, isolated, workers, servers, progress, compiler)
             for path, call in alone:
                 progress.start(self.name(path, call))
                 if declarations(path).isolate:
-                    server = self._idle_server(servers, {})
+                    server = self._idle_server(servers, {}, compiler)
                     server.submit(module_name(self.root, path), call, declarations(path).timeout)
                     self._collect(server, path, call)
                 else:
@@ -154,14 +156,15 @@ class Executor:
                 server.close()
 
     def _side_by_side(self, in_process: list, isolated: Queue, workers: int, servers: list[ForkServer],
-                      progress: Progress) -> None:
+                      progress: Progress, compiler: bool) -> None:
         """While in-process calls run here, up to `workers - 1` isolated ones run in fork servers'
-        children; once those are done, up to `workers` of them."""
+        children (servers that have imported what torch.compile imports when a call may compile);
+        once those are done, up to `workers` of them."""
         busy: dict[ForkServer, tuple[Path, str]] = {}
         in_process = list(in_process)
         while in_process or isolated.calls or busy:
             while len(busy) < workers - (1 if in_process else 0) and (taken := isolated.take()) is not None:
-                server = self._idle_server(servers, busy)
+                server = self._idle_server(servers, busy, compiler)
                 progress.start(self.name(*taken))
                 server.submit(module_name(self.root, taken[0]), taken[1], declarations(taken[0]).timeout)
                 busy[server] = taken
@@ -176,11 +179,11 @@ class Executor:
                 isolated.done((path, call))
                 progress.finish(self.name(path, call))
 
-    def _idle_server(self, servers: list[ForkServer], busy: dict) -> ForkServer:
+    def _idle_server(self, servers: list[ForkServer], busy: dict, compiler: bool) -> ForkServer:
         for server in servers:
             if server not in busy:
                 return server
-        servers.append(ForkServer(self.root))
+        servers.append(ForkServer(self.root, compiler=compiler))
         return servers[-1]
 
     def _collect(self, server: ForkServer, path: Path, call: str) -> None:

@@ -1,16 +1,17 @@
 """Isolated snippet calls started from a Python that has already imported torch.
 
-`python -m engine.forkserver` imports torch (and NumPy, which torch imports) with Dynamo, and with
-Inductor on a CPU build of torch (a CUDA build's Inductor initializes the CUDA driver as it imports),
-which saves each call the seconds those imports take, then serves one call at a time, read as a JSON
-line from stdin: it forks, and the fork runs the call exactly as `engine.child` does in a fresh
-interpreter, with stdout and stderr (every layer) written to the file the request names. The server
-replies with a JSON line: the exit status, or "timeout" when it killed the call's process group.
-The server never runs snippet code itself, so every fork starts from the same state: a fresh interpreter
-that has made those imports. It forks only when that is safe: no Python thread, no native thread other
-than OpenBLAS's pool, which OpenBLAS stops around fork() itself (an initialized CUDA driver runs threads
-of its own, which a fork could not use), and no CUDA context of torch's; it says which on its first
-line, and the engine starts fresh interpreters instead when it is not.
+`python -m engine.forkserver [--compiler]` imports torch (and NumPy, which torch imports), with
+`--compiler` also Dynamo, and Inductor on a CPU build of torch (a CUDA build's Inductor initializes the
+CUDA driver as it imports), which saves each call the seconds those imports take; then it serves one
+call at a time, read as a JSON line from stdin: it forks, and the fork runs the call exactly as
+`engine.child` does in a fresh interpreter, with stdout and stderr (every layer) written to the file the
+request names. The server replies with a JSON line: the exit status, or "timeout" when it killed the
+call's process group. The server never runs snippet code itself, so every fork starts from the same
+state: a fresh interpreter that has made those imports. It forks only when that is safe: no Python
+thread, no native thread other than OpenBLAS's pool, which OpenBLAS stops around fork() itself (an
+initialized CUDA driver runs threads of its own, which a fork could not use), and no CUDA context of
+torch's; it says which on its first line, and the engine starts fresh interpreters instead when it is
+not.
 """
 
 from __future__ import annotations
@@ -30,17 +31,20 @@ def threads() -> int:
     return len(list(TASKS.iterdir())) if TASKS.is_dir() else -1
 
 
-def preload() -> bool:
-    """Import what isolated calls import first; whether forking this process is safe."""
+def preload(compiler: bool) -> bool:
+    """Import what isolated calls import first (with `compiler`, what torch.compile imports too);
+    whether forking this process is safe."""
     before = threads()
     import numpy  # noqa: F401 - its OpenBLAS pool is the one native pool allowed (fork-safe)
 
     with_numpy = threads()
     import torch
-    import torch._dynamo  # noqa: F401
 
-    if torch.version.cuda is None:
-        import torch._inductor.compile_fx  # noqa: F401
+    if compiler:
+        import torch._dynamo  # noqa: F401
+
+        if torch.version.cuda is None:
+            import torch._inductor.compile_fx  # noqa: F401
     return (before == 1 and threads() == with_numpy and threading.active_count() == 1
             and not torch.cuda.is_initialized())
 
@@ -87,7 +91,7 @@ def wait(pid: int, timeout: float, parent: int) -> int | str:
 
 def main() -> int:
     parent = os.getppid()
-    print(json.dumps({"fork": preload()}), flush=True)
+    print(json.dumps({"fork": preload(compiler="--compiler" in sys.argv[1:])}), flush=True)
     for line in sys.stdin:
         request = json.loads(line)
         pid = os.fork()

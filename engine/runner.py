@@ -205,14 +205,14 @@ def child_result(output: str, status: int | str, module: str, call: str, timeout
 class ForkServer:
     """An `engine.forkserver` process running one call at a time: `submit` starts it and returns at
     once, `result` waits for it; the call runs as `run_in_subprocess` would run it, without importing
-    torch again (and in a fresh interpreter, `submit` waiting for it, where the server says forking
-    is not safe)."""
+    torch again (nor, with `compiler`, what torch.compile imports), and in a fresh interpreter,
+    `submit` waiting for it, where the server says forking is not safe."""
 
-    def __init__(self, root: Path, env: dict[str, str] | None = None):
+    def __init__(self, root: Path, env: dict[str, str] | None = None, compiler: bool = False):
         self.root, self.env = root, env or child_env(root)
-        self.process = subprocess.Popen([sys.executable, "-m", "engine.forkserver"], cwd=root, env=self.env,
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                                        start_new_session=True)
+        command = [sys.executable, "-m", "engine.forkserver"] + (["--compiler"] if compiler else [])
+        self.process = subprocess.Popen(command, cwd=root, env=self.env, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True, start_new_session=True)
         try:
             self.forks = json.loads(self.process.stdout.readline())["fork"] is True
         except (ValueError, KeyError, TypeError):  # it died, or wrote something else first

@@ -285,6 +285,7 @@ CLOCKS = ("timeit", "torch.utils.benchmark", ".perf_counter", ".perf_counter_ns"
           ".cpu_time_total", ".self_cpu_time_total", ".device_time_total", ".self_device_time_total",
           ".table")  # the profiler's times, alone or in its table
 PROCESSES = ("subprocess", "multiprocessing", "torch.multiprocessing", "torch.distributed")
+COMPILER = ("torch._dynamo", "torch._inductor", "torch.export", ".compile")
 
 
 def measures_time(root: Path, path: Path) -> bool:
@@ -296,6 +297,12 @@ def measures_time(root: Path, path: Path) -> bool:
 
 def starts_processes(root: Path, path: Path) -> bool:
     return uses_any(root, path, PROCESSES)
+
+
+def compiles(root: Path, path: Path) -> bool:
+    """Whether the snippet may use torch.compile, Dynamo, Inductor or export (any `.compile` counts, a
+    regular expression's too: a wrong yes only makes the fork servers import what it would have)."""
+    return uses_any(root, path, COMPILER)
 
 
 def input_files(root: Path, path: Path, modules: list[Path] | None = None) -> list[Path]:

@@ -42,6 +42,15 @@ def test_a_call_that_reads_a_clock_or_the_profilers_times_runs_alone(tmp_path, c
     assert sources.measures_time(tmp_path, box.snippet("s.py", code)) is alone
 
 
+@pytest.mark.parametrize("code, compiler", [
+    ("import torch\ndef f(m):\n    return torch.compile(m)\n", True),
+    ("from torch._inductor.utils import run_and_get_code\n", True),
+    ("import torch\ndef f(x):\n    return x + 1\n", False),
+])
+def test_calls_that_may_compile_get_fork_servers_that_imported_the_compiler(tmp_path, code, compiler):
+    assert sources.compiles(tmp_path, Sandbox(tmp_path).snippet("s.py", code)) is compiler
+
+
 def test_a_build_keeps_what_it_computed_for_the_next_that_finds_the_same_files(tmp_path, monkeypatch):
     box = Sandbox(tmp_path)
     box.snippet("base.py", "X = 1\n")
