@@ -27,7 +27,7 @@ from pathlib import Path
 from engine import claims, recordings
 from engine.includes import page_includes
 from engine.runner import ForkServer, child_env, mask_addresses
-from engine.sources import declarations, measures_time, module_name, snippet_path
+from engine.sources import compiles, declarations, measures_time, module_name, snippet_path
 
 ROOT = Path(__file__).resolve().parent.parent
 # What an output shows when the machine, not the snippet, failed.
@@ -140,14 +140,15 @@ class Recorder:
     def run(self, calls: list[tuple[Path, str]], env: dict[str, str]) -> None:
         """Calls that share: `lanes` at a time, each lane on one GPU (round robin); then each call
         that reads a clock or needs several GPUs, alone, with every GPU visible. Each lane's calls are
-        forks of one server that has imported torch and Dynamo (engine/forkserver.py), or fresh
-        interpreters where forking is not safe."""
+        forks of one server that has imported torch, and Dynamo when a call may compile
+        (engine/forkserver.py), or fresh interpreters where forking is not safe."""
         alone = [c for c in calls if measures_time(self.root, c[0]) or declarations(c[0]).gpus > 1]
         shared = deque(c for c in calls if c not in alone)
         gpus = int(self.info["gpu_count"])
         lanes = range(max(1, min(self.lanes, len(shared))) if shared else 0)
-        servers = [ForkServer(self.root, dict(env, CUDA_VISIBLE_DEVICES=str(i % gpus)) if gpus > 1 else env, True)
-                   for i in lanes] + ([ForkServer(self.root, env, True)] if alone else [])
+        compiler = any(compiles(self.root, path) for path, _ in calls)
+        servers = [ForkServer(self.root, dict(env, CUDA_VISIBLE_DEVICES=str(i % gpus)) if gpus > 1 else env, compiler)
+                   for i in lanes] + ([ForkServer(self.root, env, compiler)] if alone else [])
         self.say("calls run as " + ("forks of servers that have imported torch" if all(s.forks for s in servers)
                                     else "fresh interpreters (forking is not safe here)"))
 
