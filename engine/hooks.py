@@ -30,7 +30,7 @@ from engine.sources import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.engine")
 # Idle OpenMP threads sleep instead of spinning: calls run side by side on few cores, where a spinning
-# thread takes a core from one that works. Thread counts, and so every result, stay the same.
+# thread takes a core from one that works. Thread counts, and so every output but timings, stay the same.
 SLEEPING_OPENMP = "PASSIVE"
 DISARM = re.compile(r"^([ \t]*`{3,}\s*\w+[^\n]*?)\bexec=\S+", re.MULTILINE)  # shown, never run
 _state = {"command": "build", "dirty": False, "expected": {}, "signatures": {}, "background": None, "server": None}

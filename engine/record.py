@@ -21,6 +21,7 @@ import re
 import sys
 import threading
 import time
+import traceback
 from collections import deque
 from pathlib import Path
 
@@ -125,16 +126,21 @@ class Recorder:
     def record(self, path: Path, call: str, server: ForkServer) -> None:
         name = f"{module_name(self.root, path)}.{call}()"
         start = time.monotonic()
-        server.submit(module_name(self.root, path), call, declarations(path).timeout * 3)
-        result = server.result()
-        output = mask_addresses(result.output)
-        report = verdict(path, call, output, result.ok, result.error, self.info)
+        try:
+            server.submit(module_name(self.root, path), call, declarations(path).timeout * 3)
+            result = server.result()
+            output = mask_addresses(result.output)
+            report = verdict(path, call, output, result.ok, result.error, self.info)
+            if report is None:
+                recordings.save(self.root, path, call, output, self.info)
+        except Exception:  # noqa: BLE001 - a server that died, a recording not written: counted, not fatal
+            report = f"ENGINE ERROR\n{traceback.format_exc()}"
         seconds = time.monotonic() - start
         if report is None:
-            recordings.save(self.root, path, call, output, self.info)
             self.say(f"recorded {name} in {seconds:.0f} s")
         else:
-            self.failed += 1
+            with self._print_lock:
+                self.failed += 1
             self.say(f"{name} ({seconds:.0f} s): {report}")
 
     def run(self, calls: list[tuple[Path, str]], env: dict[str, str]) -> None:
@@ -142,15 +148,14 @@ class Recorder:
         that reads a clock or needs several GPUs, alone, with every GPU visible. Each lane's calls are
         forks of one server that has imported torch, and Dynamo when a call may compile
         (engine/forkserver.py), or fresh interpreters where forking is not safe."""
+        if not calls:
+            return
         alone = [c for c in calls if measures_time(self.root, c[0]) or declarations(c[0]).gpus > 1]
         shared = deque(c for c in calls if c not in alone)
         gpus = int(self.info["gpu_count"])
         lanes = range(max(1, min(self.lanes, len(shared))) if shared else 0)
         compiler = any(compiles(self.root, path) for path, _ in calls)
-        servers = [ForkServer(self.root, dict(env, CUDA_VISIBLE_DEVICES=str(i % gpus)) if gpus > 1 else env, compiler)
-                   for i in lanes] + ([ForkServer(self.root, env, compiler)] if alone else [])
-        self.say("calls run as " + ("forks of servers that have imported torch" if all(s.forks for s in servers)
-                                    else "fresh interpreters (forking is not safe here)"))
+        servers: list[ForkServer] = []
 
         def lane(server: ForkServer) -> None:
             while True:
@@ -161,6 +166,13 @@ class Recorder:
                 self.record(path, call, server)
 
         try:
+            for i in lanes:
+                servers.append(ForkServer(self.root, dict(env, CUDA_VISIBLE_DEVICES=str(i % gpus)) if gpus > 1
+                                          else env, compiler))
+            if alone:
+                servers.append(ForkServer(self.root, env, compiler))
+            self.say("calls run as " + ("forks of servers that have imported torch" if all(s.forks for s in servers)
+                                        else "fresh interpreters (forking is not safe here)"))
             threads = [threading.Thread(target=lane, args=(servers[i],)) for i in lanes]
             for thread in threads:
                 thread.start()
@@ -169,6 +181,7 @@ class Recorder:
             for path, call in alone:
                 self.record(path, call, servers[-1])
         finally:
+            shared.clear()  # lanes still running take no further call
             for server in servers:
                 server.close()
 

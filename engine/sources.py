@@ -283,9 +283,9 @@ def uses_triton(root: Path, path: Path) -> bool:
 # Calls that time work run with nothing beside them; calls that start processes are "multi-process".
 CLOCKS = ("timeit", "torch.utils.benchmark", ".perf_counter", ".perf_counter_ns", ".process_time",
           ".cpu_time_total", ".self_cpu_time_total", ".device_time_total", ".self_device_time_total",
-          ".table")  # the profiler's times, alone or in its table
+          ".cuda_time_total", ".self_cuda_time_total", ".table")  # the profiler's times, alone or in its table
 PROCESSES = ("subprocess", "multiprocessing", "torch.multiprocessing", "torch.distributed")
-COMPILER = ("torch._dynamo", "torch._inductor", "torch.export", ".compile")
+COMPILER = ("torch._dynamo", "torch._inductor", "torch.export", "torch.compile", ".compile", ".export")
 
 
 def measures_time(root: Path, path: Path) -> bool:

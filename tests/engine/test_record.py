@@ -60,6 +60,17 @@ def test_one_gpu_machine_records_only_what_it_may(project, capsys):
     assert "1 recorded, 2 not, 2 skipped" in out
 
 
+def test_an_engine_error_in_a_lane_is_counted_as_not_recorded(project, monkeypatch, capsys):
+    def full_disk(*args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(recordings, "save", full_disk)
+    assert record.main(["--all", "--only", "fine"]) == 1
+    out = capsys.readouterr().out
+    assert "snippets.fine.main()" in out and "ENGINE ERROR" in out and "No space left on device" in out
+    assert "0 recorded, 1 not" in out
+
+
 def test_two_gpu_machine_records_the_two_gpu_snippet(project, monkeypatch, capsys):
     monkeypatch.setattr(record, "provenance", lambda: dict(TWO_H200))
     assert record.main(["--all", "--only", "two_gpus"]) == 0
