@@ -219,12 +219,17 @@ def test_search_finds_a_word_written_in_parentheses(reader, server, built_site, 
     assert search(reader, server, lang, query), f"searching {query!r} in {lang} found nothing"
 
 
+def home_pages() -> list[SitePage]:
+    """The home page, in both languages."""
+    return [p for p in PAGES if p.path in ("", "es/")]
+
+
 def key_pages() -> list[SitePage]:
     """The home page and every lab page, in both languages."""
-    return [p for p in PAGES if p.path in ("", "es/") or re.search(r"/lab/[^/]+/$", p.path)]
+    return home_pages() + [p for p in PAGES if re.search(r"/lab/[^/]+/$", p.path)]
 
 
-@pytest.mark.parametrize("site_page", [p for p in PAGES if p.path in ("", "es/")], ids=lambda p: p.id)
+@pytest.mark.parametrize("site_page", home_pages(), ids=lambda p: p.id)
 def test_a_reader_who_prefers_dark_gets_the_dark_scheme(reader, server, site_page):
     visit = reader.open(server.origin, server.url(site_page.path), scheme="dark")
     try:
