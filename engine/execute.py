@@ -43,7 +43,9 @@ def build_environment() -> dict[str, str]:
 
 class Queue:
     """Isolated calls in the order they are taken, except that two calls that start processes of their
-    own (distributed ranks: they fill the cores by themselves) never run at the same time."""
+    own (distributed ranks: they fill the cores by themselves) never run at the same time, and that
+    such a call goes first whenever none runs: one after another, they would otherwise be left for
+    the end, with nothing beside them while one waits (a rank that hangs until its deadline)."""
 
     def __init__(self, calls: list[tuple[Path, str]], multi_process):
         self.calls, self.multi_process = list(calls), multi_process
@@ -51,11 +53,12 @@ class Queue:
 
     def take(self) -> tuple[Path, str] | None:
         """The next call that may start now, or None."""
-        for call in self.calls:
-            if not (self.running_multi and self.multi_process(call)):
-                self.calls.remove(call)
-                self.running_multi |= self.multi_process(call)
-                return call
+        multi = [c for c in self.calls if self.multi_process(c)]
+        others = [c for c in self.calls if not self.multi_process(c)]
+        for call in ([] if self.running_multi else multi[:1]) + others[:1]:
+            self.calls.remove(call)
+            self.running_multi |= self.multi_process(call)
+            return call
         return None
 
     def done(self, call: tuple[Path, str]) -> None:
@@ -144,7 +147,7 @@ class Executor:
             for path, call in alone:
                 progress.start(self.name(path, call))
                 if declarations(path).isolate:
-                    server = self._idle_server(servers, {}, compiler)
+                    server = self._idle_server(servers, compiler)
                     server.submit(module_name(self.root, path), call, declarations(path).timeout)
                     self._collect(server, path, call)
                 else:
@@ -159,32 +162,37 @@ class Executor:
                       progress: Progress, compiler: bool) -> None:
         """While in-process calls run here, up to `workers - 1` isolated ones run in fork servers'
         children (servers that have imported what torch.compile imports when a call may compile);
-        once those are done, up to `workers` of them."""
+        once those are done, up to `workers` of them. The servers make their imports while the
+        in-process calls run."""
         busy: dict[ForkServer, tuple[Path, str]] = {}
         in_process = list(in_process)
+        servers += [ForkServer(self.root, compiler=compiler) for _ in range(min(workers, len(isolated.calls)))]
         while in_process or isolated.calls or busy:
-            while len(busy) < workers - (1 if in_process else 0) and (taken := isolated.take()) is not None:
-                server = self._idle_server(servers, busy, compiler)
-                progress.start(self.name(*taken))
-                server.submit(module_name(self.root, taken[0]), taken[1], declarations(taken[0]).timeout)
-                busy[server] = taken
+            for server in servers:
+                if (server not in busy and len(busy) < workers - (1 if in_process else 0) and server.ready()
+                        and (taken := isolated.take()) is not None):
+                    progress.start(self.name(*taken))
+                    server.submit(module_name(self.root, taken[0]), taken[1], declarations(taken[0]).timeout)
+                    busy[server] = taken
             if in_process:
                 path, call = in_process.pop(0)
                 progress.start(self.name(path, call))
                 self._compute(path, call, self._in_process)
                 progress.finish(self.name(path, call))
-            for server in ForkServer.finished(list(busy), wait=not in_process):
+            else:  # nothing to do here: wait for a call to end, or for a server to be ready for one
+                starting = [s for s in servers if s not in busy and not s.ready()] if isolated.calls else []
+                ForkServer.finished(list(busy) + starting, wait=True)
+            for server in ForkServer.finished(list(busy), wait=False):
                 path, call = busy.pop(server)
                 self._collect(server, path, call)
                 isolated.done((path, call))
                 progress.finish(self.name(path, call))
 
-    def _idle_server(self, servers: list[ForkServer], busy: dict, compiler: bool) -> ForkServer:
-        for server in servers:
-            if server not in busy:
-                return server
-        servers.append(ForkServer(self.root, compiler=compiler))
-        return servers[-1]
+    def _idle_server(self, servers: list[ForkServer], compiler: bool) -> ForkServer:
+        """A server for a call that runs alone: the first there is, else a new one."""
+        if not servers:
+            servers.append(ForkServer(self.root, compiler=compiler))
+        return servers[0]
 
     def _collect(self, server: ForkServer, path: Path, call: str) -> None:
         """Keep the result of the call `server` ran (see _compute)."""

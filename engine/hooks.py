@@ -22,9 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the engine package itself, wherever the config lives
     sys.path.insert(0, str(ROOT))
 
-from engine import (atomic, background, interface, notebook_pages, notebooks, pages, render,  # noqa: E402
-                    render_cache, search_split, sources, translations)
-from engine.execute import Executor  # noqa: E402
+from engine import (atomic, background, interface, notebook_html, notebook_pages, notebooks, pages,  # noqa: E402
+                    render, render_cache, search_split, sources, translations)
+from engine.execute import Executor, jobs  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
 from engine.sources import SnippetError  # noqa: E402
 
@@ -100,14 +100,17 @@ def on_pre_build(config):
     """Every snippet call of the site (both languages) not cached yet runs now, side by side where
     that is safe (Executor.prefetch), so that pages render from the cache. Under `mkdocs serve` with
     calls missing at start, they run in a background process instead (engine.background) while pages
-    show what is ready."""
+    show what is ready. When calls ran, the notebooks that show their outputs start converting then,
+    beside the pages (engine/notebook_pages.convert_ahead)."""
     site = pages.current()
     sources.freeze(site.root)  # each snippet's closure and hash once per build
     if _state["command"] == "serve" and _in_background(site, Path(config.docs_dir)):
         return
-    start = time.perf_counter()
+    start, executed = time.perf_counter(), len(site.executor.executed)
     site.executor.prefetch(pages.site_calls(site.root, Path(config.docs_dir)), read_timings(site.root))
     _state["prefetch_seconds"] = _state.get("prefetch_seconds", 0.0) + time.perf_counter() - start
+    if len(site.executor.executed) > executed:
+        notebook_pages.convert_ahead(config, site, jobs())
 
 
 def _in_background(site, docs: Path) -> bool:
@@ -140,6 +143,7 @@ def on_serve(server, config, builder):
 
 
 def on_shutdown():
+    notebook_html.wait_ahead()  # a build that failed may have left some converting
     process = _state["background"]
     if process is not None and process.poll() is None:
         process.terminate()
@@ -222,6 +226,7 @@ def on_post_template(output_content, template_name, config):
 def on_post_build(config):
     site = pages.current()
     sources.thaw(site.root)
+    notebook_html.wait_ahead()
     search_split.split_by_language(Path(config.site_dir), config)
     render_cache.STORE.save()
     executor = site.executor

@@ -16,6 +16,9 @@ for the site:
 
 The result, HTML and table of contents, is cached in `.cache/notebook-html/`, keyed on the
 notebook, the converter's versions and this module's source: an unchanged rebuild converts nothing.
+A build converts the notebooks missing there ahead (`convert_ahead`), in processes of their own
+(`python -m engine.notebook_html CACHE` reading the notebooks as a JSON list on stdin) while pages
+render; `render` waits for a notebook that one of them is converting.
 """
 
 from __future__ import annotations
@@ -26,7 +29,10 @@ import hashlib
 import html
 import json
 import re
+import subprocess
+import sys
 import tempfile
+import time
 from importlib.metadata import version
 from pathlib import Path
 
@@ -43,10 +49,21 @@ def converter_version() -> str:
     return versions + " " + hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
+_converting: dict[str, subprocess.Popen] = {}  # cache entry -> the process converting it (convert_ahead)
+
+
+def entry(notebook: str, cache: Path) -> Path:
+    """The cache file of a notebook's HTML."""
+    return cache / (hashlib.sha256(f"{converter_version()}\n{notebook}".encode()).hexdigest() + ".json")
+
+
 def render(notebook: str, cache: Path) -> tuple[str, list[dict]]:
-    """(HTML, table-of-contents tokens) of a notebook given as nbformat JSON, from the cache when it can."""
-    key = hashlib.sha256(f"{converter_version()}\n{notebook}".encode()).hexdigest()
-    cached = cache / f"{key}.json"
+    """(HTML, table-of-contents tokens) of a notebook given as nbformat JSON, from the cache when it can
+    (once the process converting it ahead has written it, or has ended without)."""
+    cached = entry(notebook, cache)
+    process = _converting.get(cached.name)
+    while process is not None and not cached.is_file() and process.poll() is None:
+        time.sleep(0.02)
     try:
         data = json.loads(cached.read_text(encoding="utf-8"))
         return data["html"], data["toc"]
@@ -55,6 +72,33 @@ def render(notebook: str, cache: Path) -> tuple[str, list[dict]]:
     content, toc = repair(convert(notebook))
     atomic.write_text(cached, json.dumps({"html": content, "toc": toc}))
     return content, toc
+
+
+def convert_ahead(notebooks: list[str], cache: Path, processes: int) -> None:
+    """Start converting, in up to `processes` processes, the notebooks the cache lacks, in the order given
+    (each process takes every `processes`-th); `render` waits for each."""
+    todo = [n for n in dict.fromkeys(notebooks)
+            if entry(n, cache).name not in _converting and not entry(n, cache).is_file()]
+    for share in (todo[i::processes] for i in range(min(processes, len(todo)))):
+        process = subprocess.Popen([sys.executable, "-m", "engine.notebook_html", str(cache)],
+                                   cwd=Path(__file__).resolve().parent.parent, stdin=subprocess.PIPE, text=True)
+        process.stdin.write(json.dumps(share))
+        process.stdin.close()
+        _converting.update((entry(n, cache).name, process) for n in share)
+
+
+def wait_ahead() -> None:
+    """Wait for the processes converting ahead: none outlives the build."""
+    for process in set(_converting.values()):
+        process.wait()
+    _converting.clear()
+
+
+def main(argv: list[str]) -> int:
+    """Convert the notebooks read from stdin (a JSON list) into the cache folder `argv[0]`."""
+    for notebook in json.loads(sys.stdin.read()):
+        render(notebook, Path(argv[0]))
+    return 0
 
 
 def convert(notebook: str) -> str:
@@ -122,3 +166,7 @@ def toc_tokens(notebook) -> list[dict]:
         (open_[-1]["children"] if open_ else tokens).append(token)
         open_.append(token)
     return tokens
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -206,21 +206,34 @@ class ForkServer:
     """An `engine.forkserver` process running one call at a time: `submit` starts it and returns at
     once, `result` waits for it; the call runs as `run_in_subprocess` would run it, without importing
     torch again (nor, with `compiler`, what torch.compile imports), and in a fresh interpreter,
-    `submit` waiting for it, where the server says forking is not safe."""
+    `submit` waiting for it, where the server says forking is not safe. The server makes its imports
+    while its creator goes on: `ready` says whether it has, `submit` and `forks` wait for it."""
 
     def __init__(self, root: Path, env: dict[str, str] | None = None, compiler: bool = False):
         self.root, self.env = root, env or child_env(root)
         command = [sys.executable, "-m", "engine.forkserver"] + (["--compiler"] if compiler else [])
         self.process = subprocess.Popen(command, cwd=root, env=self.env, stdin=subprocess.PIPE,
                                         stdout=subprocess.PIPE, text=True, start_new_session=True)
-        try:
-            self.forks = json.loads(self.process.stdout.readline())["fork"] is True
-        except (ValueError, KeyError, TypeError):  # it died, or wrote something else first
-            self.forks = False
+        self._forks: bool | None = None  # unknown until the server's first line
         self.call: tuple[str, str, float] | None = None
         self.started = 0.0
         self._folder: str | None = None
         self._done: Result | None = None
+
+    def ready(self, wait: bool = False) -> bool:
+        """Whether the server has made its imports and said if it forks (with `wait`, once it has)."""
+        if self._forks is None and (wait or select.select([self.process.stdout], [], [], 0)[0]):
+            try:
+                self._forks = json.loads(self.process.stdout.readline())["fork"] is True
+            except (ValueError, KeyError, TypeError):  # it died, or wrote something else first
+                self._forks = False
+        return self._forks is not None
+
+    @property
+    def forks(self) -> bool:
+        """Whether calls run as forks of the server (else as fresh interpreters); waits for its imports."""
+        self.ready(wait=True)
+        return self._forks
 
     def submit(self, module: str, call: str, timeout: float) -> None:
         self.call, self.started = (module, call, timeout), time.perf_counter()
@@ -252,7 +265,8 @@ class ForkServer:
 
     @staticmethod
     def finished(servers: list[ForkServer], wait: bool) -> list[ForkServer]:
-        """The servers whose call has ended; with `wait`, block until at least one has (if any runs)."""
+        """The servers whose call has ended; with `wait`, block until at least one has (if any runs).
+        A server given before its first line counts as ended once it has said it (it is ready)."""
         done = [s for s in servers if s._done is not None]
         running = {s.process.stdout: s for s in servers if s._done is None}
         if not running:

@@ -70,3 +70,27 @@ def test_a_call_never_timed_is_expected_to_take_what_its_kind_took():
     assert round(progress.estimate("new-slow")) == 9 and round(progress.estimate("new-quick")) == 1
     progress.queue(["new-slow", "new-quick"])
     assert "about 10 s left" in progress.line()
+
+
+def test_a_multi_process_call_goes_first_whenever_none_runs_and_never_beside_another():
+    from engine.execute import Queue
+
+    queue = Queue(["long", "multi1", "short", "multi2"], lambda call: call.startswith("multi"))
+    assert [queue.take(), queue.take(), queue.take(), queue.take()] == ["multi1", "long", "short", None]
+    queue.done("multi1")
+    assert queue.take() == "multi2" and queue.take() is None and queue.calls == []
+
+
+def test_a_fork_server_makes_its_imports_while_its_creator_goes_on(root):
+    import time
+
+    from engine.runner import ForkServer
+
+    start = time.perf_counter()
+    server = ForkServer(root)
+    try:
+        created = time.perf_counter() - start
+        assert created < 1 and not server.ready()  # importing torch takes longer than starting it
+        assert server.forks is True and server.ready()  # `forks` waits for the server's first line
+    finally:
+        server.close()

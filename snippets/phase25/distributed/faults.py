@@ -64,7 +64,7 @@ def main():
     print(f"crash_rank: {str(error).splitlines()[0]}")
     print(f"  rank 1 said: {error.errors[1]}")
     print(f"  ranks started {started}, still running afterwards {left}")
-    error, started, left = provoke(hang_rank, timeout=10)
+    error, started, left = provoke(hang_rank, timeout=5)
     print(f"hang_rank: {str(error).splitlines()[0]}")
     for rank, where in sorted(error.errors.items()):
         print(f"  rank {rank} was {where}")
