@@ -43,9 +43,7 @@ def build_environment() -> dict[str, str]:
 
 class Queue:
     """Isolated calls in the order they are taken, except that two calls that start processes of their
-    own (distributed ranks: they fill the cores by themselves) never run at the same time, and that
-    such a call goes first whenever none runs: one after another, they would otherwise be left for
-    the end, with nothing beside them while one waits (a rank that hangs until its deadline)."""
+    own (distributed ranks: they fill the cores by themselves) never run at the same time."""
 
     def __init__(self, calls: list[tuple[Path, str]], multi_process):
         self.calls, self.multi_process = list(calls), multi_process
@@ -53,12 +51,11 @@ class Queue:
 
     def take(self) -> tuple[Path, str] | None:
         """The next call that may start now, or None."""
-        multi = [c for c in self.calls if self.multi_process(c)]
-        others = [c for c in self.calls if not self.multi_process(c)]
-        for call in ([] if self.running_multi else multi[:1]) + others[:1]:
-            self.calls.remove(call)
-            self.running_multi |= self.multi_process(call)
-            return call
+        for call in self.calls:
+            if not (self.running_multi and self.multi_process(call)):
+                self.calls.remove(call)
+                self.running_multi |= self.multi_process(call)
+                return call
         return None
 
     def done(self, call: tuple[Path, str]) -> None:
