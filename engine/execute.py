@@ -62,6 +62,11 @@ class Queue:
         if self.multi_process(call):
             self.running_multi = False
 
+    def width(self) -> int:
+        """How many of its calls could run at once: each that starts no processes, and one that does."""
+        multi = sum(map(self.multi_process, self.calls))
+        return len(self.calls) - multi + min(multi, 1)
+
 
 def jobs() -> int:
     """How many snippet calls run side by side: NMB_JOBS, else one per core (at most 4)."""
@@ -163,7 +168,8 @@ class Executor:
         in-process calls run."""
         busy: dict[ForkServer, tuple[Path, str]] = {}
         in_process = list(in_process)
-        servers += [ForkServer(self.root, compiler=compiler) for _ in range(min(workers, len(isolated.calls)))]
+        for _ in range(min(workers, isolated.width())):
+            servers.append(ForkServer(self.root, compiler=compiler))  # one by one: each is closed on the way out
         while in_process or isolated.calls or busy:
             for server in servers:
                 if (server not in busy and len(busy) < workers - (1 if in_process else 0) and server.ready()

@@ -100,8 +100,8 @@ def on_pre_build(config):
     """Every snippet call of the site (both languages) not cached yet runs now, side by side where
     that is safe (Executor.prefetch), so that pages render from the cache. Under `mkdocs serve` with
     calls missing at start, they run in a background process instead (engine.background) while pages
-    show what is ready. When calls ran, the notebooks that show their outputs start converting then,
-    beside the pages (engine/notebook_pages.convert_ahead)."""
+    show what is ready. When calls ran, every lab notebook whose HTML is not cached starts converting
+    then, beside the pages (engine/notebook_pages.convert_ahead)."""
     site = pages.current()
     sources.freeze(site.root)  # each snippet's closure and hash once per build
     if _state["command"] == "serve" and _in_background(site, Path(config.docs_dir)):
@@ -143,7 +143,7 @@ def on_serve(server, config, builder):
 
 
 def on_shutdown():
-    notebook_html.wait_ahead()  # a build that failed may have left some converting
+    notebook_html.wait_ahead(stop=True)  # a build that failed may have left some converting
     process = _state["background"]
     if process is not None and process.poll() is None:
         process.terminate()

@@ -49,7 +49,7 @@ def converter_version() -> str:
     return versions + " " + hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
 
 
-_converting: dict[str, subprocess.Popen] = {}  # cache entry -> the process converting it (convert_ahead)
+_converting: dict[Path, subprocess.Popen] = {}  # cache entry -> the process converting it (convert_ahead)
 
 
 def entry(notebook: str, cache: Path) -> Path:
@@ -61,7 +61,7 @@ def render(notebook: str, cache: Path) -> tuple[str, list[dict]]:
     """(HTML, table-of-contents tokens) of a notebook given as nbformat JSON, from the cache when it can
     (once the process converting it ahead has written it, or has ended without)."""
     cached = entry(notebook, cache)
-    process = _converting.get(cached.name)
+    process = _converting.get(cached)
     while process is not None and not cached.is_file() and process.poll() is None:
         time.sleep(0.02)
     try:
@@ -77,19 +77,24 @@ def render(notebook: str, cache: Path) -> tuple[str, list[dict]]:
 def convert_ahead(notebooks: list[str], cache: Path, processes: int) -> None:
     """Start converting, in up to `processes` processes, the notebooks the cache lacks, in the order given
     (each process takes every `processes`-th); `render` waits for each."""
-    todo = [n for n in dict.fromkeys(notebooks)
-            if entry(n, cache).name not in _converting and not entry(n, cache).is_file()]
+    todo = [n for n in dict.fromkeys(notebooks) if entry(n, cache) not in _converting and not entry(n, cache).is_file()]
     for share in (todo[i::processes] for i in range(min(processes, len(todo)))):
         process = subprocess.Popen([sys.executable, "-m", "engine.notebook_html", str(cache)],
                                    cwd=Path(__file__).resolve().parent.parent, stdin=subprocess.PIPE, text=True)
-        process.stdin.write(json.dumps(share))
-        process.stdin.close()
-        _converting.update((entry(n, cache).name, process) for n in share)
+        try:
+            process.stdin.write(json.dumps(share))
+            process.stdin.close()
+        except OSError:  # it died first: `render` converts its share in place
+            pass
+        _converting.update((entry(n, cache), process) for n in share)
 
 
-def wait_ahead() -> None:
-    """Wait for the processes converting ahead: none outlives the build."""
+def wait_ahead(stop: bool = False) -> None:
+    """Wait for the processes converting ahead (with `stop`, stop them first: a build that failed): none
+    outlives the build, and an entry one of them was writing is whole or absent (engine/atomic.py)."""
     for process in set(_converting.values()):
+        if stop:
+            process.terminate()
         process.wait()
     _converting.clear()
 

@@ -53,25 +53,30 @@ def add(files, config):
     return files
 
 
+def lab_sources(docs: Path, langs: list[str]) -> dict[str, list[Path]]:
+    """The lab pages under `docs` by language, `langs[0]` (the default, whose files have no suffix) first:
+    `x.md` is the default language's, `x.es.md` Spanish; a file of a language not in `langs` is left out."""
+    found = {lang: [] for lang in langs}
+    for lab in sorted(docs.rglob("*.md")):
+        name = lab.name.split(".")
+        lang = name[-2] if len(name) >= 3 else langs[0]
+        if lang in found and notebooks.is_lab(lab.relative_to(docs).as_posix()):
+            found[lang].append(lab)
+    return found
+
+
 def convert_ahead(config, site, processes: int) -> None:
     """Start converting every lab's notebook, each language's (the default's first), while pages render
     (engine/notebook_html.convert_ahead); a notebook that cannot be made yet is left to its page."""
     default, others = languages(config)
-    docs = Path(config.docs_dir)
-    labs = {lang: [] for lang in [default, *others]}
-    for lab in sorted(docs.rglob("*.md")):
-        name = lab.name.split(".")  # x.md, or x.es.md for a translation
-        lang = name[1] if len(name) == 3 else default
-        if notebooks.is_lab(lab.relative_to(docs).as_posix()) and lang in labs:
-            labs[lang].append(lab)
-    found = []
-    for lang, files in labs.items():
-        for lab in files:
+    made = []
+    for lang, labs in lab_sources(Path(config.docs_dir), [default, *others]).items():
+        for lab in labs:
             try:
-                found.append(notebooks.to_json(notebooks.lab_notebook(site, config, lab, lang), render_cache.STORE))
+                made.append(notebooks.to_json(notebooks.lab_notebook(site, config, lab, lang), render_cache.STORE))
             except (StillRunning, IncludeError, SnippetError):
                 continue  # its page says why
-    notebook_html.convert_ahead(found, site.root / ".cache" / "notebook-html", processes)
+    notebook_html.convert_ahead(made, site.root / ".cache" / "notebook-html", processes)
 
 
 def is_notebook_page(page) -> bool:

@@ -76,21 +76,18 @@ def test_two_multi_process_calls_never_run_side_by_side():
     from engine.execute import Queue
 
     queue = Queue(["multi1", "multi2", "other"], lambda call: call.startswith("multi"))
+    assert queue.width() == 2  # the servers it needs: one for "other", one for the multi-process calls
     assert [queue.take(), queue.take(), queue.take()] == ["multi1", "other", None]
     queue.done("multi1")
     assert queue.take() == "multi2" and queue.take() is None and queue.calls == []
 
 
 def test_a_fork_server_makes_its_imports_while_its_creator_goes_on(root):
-    import time
-
     from engine.runner import ForkServer
 
-    start = time.perf_counter()
     server = ForkServer(root)
     try:
-        created = time.perf_counter() - start
-        assert created < 1 and not server.ready()  # importing torch takes longer than starting it
+        assert not server.ready()  # it is still importing torch
         assert server.forks is True and server.ready()  # `forks` waits for the server's first line
     finally:
         server.close()

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import markdown
 import pytest
+from markdown.extensions.toc import slugify
 from material.plugins.search.plugin import SearchIndex
 from pymdownx.highlight import Highlight
 
@@ -116,7 +117,7 @@ def test_settings_that_differ_between_processes_are_never_keyed(tmp_path):
     raw, calls = getattr(MarkdownConverter.convert, "original", MarkdownConverter.convert), []
     convert = cached_convert(counting(raw, calls), Store(tmp_path / "render.json"))
     by_name = markdown.Markdown(extensions=["toc"], extension_configs={"toc": {
-        "slugify": functools.partial(markdown.extensions.toc.slugify, separator="_")}})
+        "slugify": functools.partial(slugify, separator="_")}})
     closure = markdown.Markdown(extensions=["toc"], extension_configs={"toc": {"slugify": lambda value, sep: value}})
     for page in (by_name, by_name, closure, closure):
         convert(MarkdownConverter(page), "Some **bold** output.")
