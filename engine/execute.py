@@ -22,6 +22,10 @@ from engine.sources import (SnippetError, compiles, declarations, measures_time,
 log = logging.getLogger("mkdocs.engine")
 CACHE_SCHEMA = "2"  # bump when what is stored for a run changes
 JOBS_ENV = "NMB_JOBS"
+# Idle OpenMP threads sleep instead of spinning (OMP_WAIT_POLICY, set by the build and the tests): calls
+# run side by side on few cores, where a spinning thread takes a core from one that works. Thread
+# counts, and so every output but timings, stay the same.
+SLEEPING_OPENMP = "PASSIVE"
 
 
 def package_version(name: str) -> str:

@@ -24,14 +24,11 @@ if str(ROOT) not in sys.path:  # the engine package itself, wherever the config 
 
 from engine import (atomic, background, interface, notebook_html, notebook_pages, notebooks, pages,  # noqa: E402
                     render, render_cache, search_split, sources, translations)
-from engine.execute import Executor, jobs  # noqa: E402
+from engine.execute import SLEEPING_OPENMP, Executor, jobs  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
 from engine.sources import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.engine")
-# Idle OpenMP threads sleep instead of spinning: calls run side by side on few cores, where a spinning
-# thread takes a core from one that works. Thread counts, and so every output but timings, stay the same.
-SLEEPING_OPENMP = "PASSIVE"
 DISARM = re.compile(r"^([ \t]*`{3,}\s*\w+[^\n]*?)\bexec=\S+", re.MULTILINE)  # shown, never run
 _state = {"command": "build", "dirty": False, "expected": {}, "signatures": {}, "background": None, "server": None}
 

@@ -77,16 +77,17 @@ def render(notebook: str, cache: Path) -> tuple[str, list[dict]]:
 def convert_ahead(notebooks: list[str], cache: Path, processes: int) -> None:
     """Start converting, in up to `processes` processes, the notebooks the cache lacks, in the order given
     (each process takes every `processes`-th); `render` waits for each."""
-    todo = [n for n in dict.fromkeys(notebooks) if entry(n, cache) not in _converting and not entry(n, cache).is_file()]
+    entries = {entry(n, cache): n for n in notebooks}
+    todo = [file for file in entries if file not in _converting and not file.is_file()]
     for share in (todo[i::processes] for i in range(min(processes, len(todo)))):
         process = subprocess.Popen([sys.executable, "-m", "engine.notebook_html", str(cache)],
                                    cwd=Path(__file__).resolve().parent.parent, stdin=subprocess.PIPE, text=True)
         try:
-            process.stdin.write(json.dumps(share))
+            process.stdin.write(json.dumps([entries[file] for file in share]))
             process.stdin.close()
         except OSError:  # it died first: `render` converts its share in place
             pass
-        _converting.update((entry(n, cache), process) for n in share)
+        _converting.update(dict.fromkeys(share, process))
 
 
 def wait_ahead(stop: bool = False) -> None:

@@ -21,7 +21,7 @@ from types import SimpleNamespace
 from mkdocs.structure.files import File
 from mkdocs.structure.toc import get_toc
 
-from engine import notebook_html, notebooks, render_cache
+from engine import notebook_html, notebooks, render_cache, translations
 from engine.pages import StillRunning
 from engine.render import LABELS
 from engine.includes import IncludeError
@@ -55,14 +55,9 @@ def add(files, config):
 
 def lab_sources(docs: Path, langs: list[str]) -> dict[str, list[Path]]:
     """The lab pages under `docs` by language, `langs[0]` (the default, whose files have no suffix) first:
-    `x.md` is the default language's, `x.es.md` Spanish; a file of a language not in `langs` is left out."""
-    found = {lang: [] for lang in langs}
-    for lab in sorted(docs.rglob("*.md")):
-        name = lab.name.split(".")
-        lang = name[-2] if len(name) >= 3 else langs[0]
-        if lang in found and notebooks.is_lab(lab.relative_to(docs).as_posix()):
-            found[lang].append(lab)
-    return found
+    each lab page, then its twins (engine/translations.py)."""
+    labs = [p for p in translations.english_pages(docs) if notebooks.is_lab(p.relative_to(docs).as_posix())]
+    return {lang: labs if lang == langs[0] else [translations.twin(p, lang) for p in labs] for lang in langs}
 
 
 def convert_ahead(config, site, processes: int) -> None:

@@ -10,9 +10,12 @@ ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("TRITON_INTERPRET", "1")  # before anything imports triton
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(ROOT / ".cache" / "inductor"))
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as the build sets it (engine/hooks.py): workers share cores
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from engine.execute import SLEEPING_OPENMP  # noqa: E402 - imports neither torch nor triton
+
+os.environ.setdefault("OMP_WAIT_POLICY", SLEEPING_OPENMP)  # as the build sets it: workers share cores
 
 
 @pytest.fixture(scope="session")
