@@ -68,16 +68,26 @@ def test_full_disk_mid_write_fails_the_build_and_leaves_no_entry(sandbox):
     assert executed(sandbox) == ["snippets.big.main"]
 
 
-@pytest.mark.parametrize("damage", ["truncated", "empty", "not an object", "not text"])
-def test_unreadable_entry_is_a_miss_said_in_one_line(sandbox, damage):
+DAMAGES = {"truncated": lambda text: text[: len(text) // 2].encode(), "empty": lambda text: b"",
+           "not an object": lambda text: b"[1, 2]", "not text": lambda text: b"\xff\xfe\x00"}
+
+
+def test_unreadable_entries_are_misses_each_said_in_one_line(tmp_path):
+    """One entry damaged each way; the next build runs those calls again and names each entry once."""
+    sandbox = Sandbox(tmp_path)
+    for number in range(len(DAMAGES)):
+        sandbox.snippet(f"big{number}.py", BIG.replace("1000", str(1000 + number)))
+    sandbox.page("index", "".join(include(f"big{number}.py") for number in range(len(DAMAGES))))
     assert sandbox.build().returncode == 0
-    (entry,) = entries(sandbox)
-    text = entry.read_text()
-    entry.write_bytes({"truncated": text[: len(text) // 2].encode(), "empty": b"", "not an object": b"[1, 2]",
-                       "not text": b"\xff\xfe\x00"}[damage])
+    texts = {entry: entry.read_text() for entry in entries(sandbox)}
+    for entry, damage in zip(texts, DAMAGES.values()):
+        entry.write_bytes(damage(texts[entry]))
     healed = sandbox.build()
     assert healed.returncode == 0, healed.log
-    assert executed(sandbox) == ["snippets.big.main"]
+    calls = [f"snippets.big{number}.main" for number in range(len(DAMAGES))]
+    assert sorted(executed(sandbox)) == calls
     lines = [line for line in healed.log.splitlines() if "cache entry" in line]
-    assert len(lines) == 1 and entry.name in lines[0] and "snippets.big.main()" in lines[0], healed.log
-    assert json.loads(entry.read_text())["output"] == json.loads(text)["output"]
+    assert len(lines) == len(DAMAGES), healed.log
+    assert sorted(next(entry.name for entry in texts if entry.name in line) for line in lines) == sorted(e.name for e in texts)
+    assert sorted(next(f"{call}()" for call in calls if f"{call}()" in line) for line in lines) == [f"{c}()" for c in calls]
+    assert all(json.loads(entry.read_text())["output"] == json.loads(text)["output"] for entry, text in texts.items())

@@ -1,7 +1,7 @@
 """Headless Chromium (Debian's package) reading the local site, with every other host blocked.
 
 Playwright drives the browser at `NMB_CHROMIUM` (default `/usr/bin/chromium`); nothing here
-downloads a browser. Every page opens in a new tab of one context and leaves nothing stored behind
+downloads a browser. Every page opens in the same tab of one context and leaves nothing stored behind
 it, so a palette chosen on one page never leaks into the next.
 """
 
@@ -17,6 +17,7 @@ import axe_playwright_python
 
 CHROMIUM = os.environ.get("NMB_CHROMIUM", "/usr/bin/chromium")
 AXE_SOURCE = (Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text(encoding="utf-8")
+VIEWPORT = {"width": 1280, "height": 900}
 REPORTED = ("moderate", "serious", "critical")  # every impact but "minor"
 # Run in every page before its own scripts.
 INIT_SCRIPT = """
@@ -126,10 +127,12 @@ def launch(playwright):
 
 @dataclass
 class Visit:
-    """A page opened in a tab of its own, and everything that went wrong while it loaded."""
+    """A page opened in the reader's tab, and everything that went wrong while it loaded."""
 
     page: object
     origin: str
+    url: str
+    expect_status: int = 200
     blocked: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
@@ -157,58 +160,75 @@ class Visit:
                 + [f"console: {text}" for text in self.console_errors])
 
     def close(self) -> None:
-        """Close the tab, forgetting what the page stored (a palette chosen here must not leak)."""
+        """Leave the page, forgetting what it stored (a palette chosen here must not leak)."""
         self.page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
-        self.page.close()
+        self.page.goto("about:blank")
 
 
 class Reader:
-    """One browser context, each page in a new tab, every request for another host blocked."""
+    """One browser context and one tab that every visit navigates, every request for another host blocked.
+
+    A new tab per page would start a renderer process per page and compile the theme's scripts again:
+    reusing one halves the browser's work per page. Each visit starts from a blank page, with nothing
+    stored and the reader's system preference for the colour scheme."""
 
     def __init__(self, browser):
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context = browser.new_context(viewport=VIEWPORT)
         self.context.add_init_script(INIT_SCRIPT)
+        # The theme remembers a toggled palette in localStorage, which would outrank `scheme` on every
+        # later page: each page starts from the reader's system preference.
+        self.context.add_init_script("Object.keys(localStorage).filter(k => k.endsWith('__palette'))"
+                                     ".forEach(k => localStorage.removeItem(k))")
+        self.page = None
+        self.visit: Visit | None = None
+        self.routed: str | None = None  # the origin whose requests pass; every other is blocked
+
+    def _tab(self):
+        if self.page is None or self.page.is_closed():
+            self.page, self.routed = self.context.new_page(), None
+            self.page.on("request", lambda request: self.visit.in_flight.add(request))
+            self.page.on("requestfinished", self._finished)
+            self.page.on("requestfailed", self._failed)
+            self.page.on("response", self._response)
+            self.page.on("console", self._console)
+            self.page.on("pageerror", lambda error: self.visit.console_errors.append(f"uncaught: {error}"))
+        return self.page
+
+    def _block(self, route):
+        self.visit.blocked.append(route.request.url)
+        route.abort("blockedbyclient")
+
+    def _finished(self, request):
+        self.visit.in_flight.discard(request)
+
+    def _failed(self, request):
+        self._finished(request)
+        if request.url not in self.visit.blocked:
+            self.visit.failed.append(f"{request.url} ({request.failure})")
+
+    def _response(self, resp):
+        visit = self.visit
+        if resp.status >= 400 and not (resp.url == visit.url and resp.status == visit.expect_status):
+            visit.failed.append(f"{resp.url} (HTTP {resp.status})")
+
+    def _console(self, message):
+        visit = self.visit
+        where = message.location.get("url")
+        own_status = where == visit.url and f"status of {visit.expect_status}" in message.text
+        if message.type == "error" and not (visit.expect_status >= 400 and own_status):
+            visit.console_errors.append(f"{message.text} at {where}")
 
     def open(self, origin: str, url: str, scheme: str = "light", expect_status: int = 200) -> Visit:
         """Open `url` with `prefers-color-scheme: scheme`; block and record every non-local request."""
         self.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
-        page = self.context.new_page()
+        page = self._tab()
+        if self.routed != origin:
+            page.unroute_all()
+            page.route(re.compile(rf"^(?!{re.escape(origin)}/)"), self._block)
+            self.routed = origin
+        page.set_viewport_size(VIEWPORT)  # as a visit that failed halfway may have left it
         page.emulate_media(color_scheme=scheme)
-        # The theme remembers a toggled palette in localStorage, which would outrank `scheme` on every
-        # later page of this browser context: each visit starts from the reader's system preference.
-        page.add_init_script("Object.keys(localStorage).filter(k => k.endsWith('__palette'))"
-                             ".forEach(k => localStorage.removeItem(k))")
-        visit = Visit(page, origin)
-
-        def block(route):
-            visit.blocked.append(route.request.url)
-            route.abort("blockedbyclient")
-
-        def finished(request):
-            visit.in_flight.discard(request)
-
-        def failed(request):
-            finished(request)
-            if request.url not in visit.blocked:
-                visit.failed.append(f"{request.url} ({request.failure})")
-
-        def response(resp):
-            if resp.status >= 400 and not (resp.url == url and resp.status == expect_status):
-                visit.failed.append(f"{resp.url} (HTTP {resp.status})")
-
-        def console(message):
-            where = message.location.get("url")
-            own_status = where == url and f"status of {expect_status}" in message.text
-            if message.type == "error" and not (expect_status >= 400 and own_status):
-                visit.console_errors.append(f"{message.text} at {where}")
-
-        page.route(re.compile(rf"^(?!{re.escape(origin)}/)"), block)
-        page.on("request", lambda request: visit.in_flight.add(request))
-        page.on("requestfinished", finished)
-        page.on("requestfailed", failed)
-        page.on("response", response)
-        page.on("console", console)
-        page.on("pageerror", lambda error: visit.console_errors.append(f"uncaught: {error}"))
+        self.visit = visit = Visit(page, origin, url, expect_status)
         answer = page.goto(url, wait_until="load")
         if answer is None or answer.status != expect_status:
             visit.failed.append(f"{url} answered {answer.status if answer else None}, not {expect_status}")
