@@ -136,6 +136,7 @@ class Visit:
     blocked: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
+    requests: set = field(default_factory=set)  # every request this page made (not the page before it)
     in_flight: set = field(default_factory=set)
 
     def settle(self, quiet_ms: int = 150, timeout_s: float = 10) -> None:
@@ -186,7 +187,7 @@ class Reader:
     def _tab(self):
         if self.page is None or self.page.is_closed():
             self.page, self.routed = self.context.new_page(), None
-            self.page.on("request", lambda request: self.visit.in_flight.add(request))
+            self.page.on("request", self._request)
             self.page.on("requestfinished", self._finished)
             self.page.on("requestfailed", self._failed)
             self.page.on("response", self._response)
@@ -198,16 +199,24 @@ class Reader:
         self.visit.blocked.append(route.request.url)
         route.abort("blockedbyclient")
 
+    def _request(self, request):
+        self.visit.requests.add(request)
+        self.visit.in_flight.add(request)
+
     def _finished(self, request):
         self.visit.in_flight.discard(request)
 
     def _failed(self, request):
+        """A request of this visit's page that failed (those of the page before, cut off when it was left, are
+        that page's business)."""
         self._finished(request)
-        if request.url not in self.visit.blocked:
+        if request in self.visit.requests and request.url not in self.visit.blocked:
             self.visit.failed.append(f"{request.url} ({request.failure})")
 
     def _response(self, resp):
         visit = self.visit
+        if resp.request not in visit.requests:
+            return
         if resp.status >= 400 and not (resp.url == visit.url and resp.status == visit.expect_status):
             visit.failed.append(f"{resp.url} (HTTP {resp.status})")
 
