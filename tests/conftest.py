@@ -16,7 +16,6 @@ if str(ROOT) not in sys.path:
 from engine.execute import SLEEPING_OPENMP  # noqa: E402 - imports neither torch nor triton
 
 os.environ.setdefault("OMP_WAIT_POLICY", SLEEPING_OPENMP)  # as the build sets it: workers share cores
-EARLY_BUILDS = pytest.StashKey[dict]()
 
 
 @pytest.fixture(scope="session")
@@ -24,34 +23,12 @@ def root() -> Path:
     return ROOT
 
 
-def _starts_builds_early(config) -> bool:
-    """The controller of a pytest-xdist run of the whole suite: it starts the site builds while its
-    workers collect (about 20 s of a CI run), instead of the first worker once they have."""
-    return (not os.environ.get("PYTEST_XDIST_WORKER") and config.pluginmanager.hasplugin("dsession")
-            and config.args_source == pytest.Config.ArgsSource.TESTPATHS and not config.option.keyword)
-
-
-def pytest_sessionstart(session):
-    if _starts_builds_early(session.config):
-        from tests.website.support import site_builds as builds_of
-
-        session.config.stash[EARLY_BUILDS] = builds_of(ROOT, session.config._tmp_path_factory.getbasetemp())
-        for build in session.config.stash[EARLY_BUILDS].values():
-            build.start()
-
-
-def pytest_sessionfinish(session):
-    for build in session.config.stash.get(EARLY_BUILDS, {}).values():
-        build.stop()
-
-
 @pytest.fixture(scope="session", autouse=True)
 def site_builds(request, tmp_path_factory):
     """The site builds that the session's website tests read, started in the background as it begins.
 
     Under pytest-xdist each worker has a temporary folder of its own inside the session's: the builds go
-    in the session's, so the first process to start them does (the controller, when the whole suite runs)
-    and every worker reads them."""
+    in the session's, so the first worker starts them and every worker reads them."""
     from tests.website.support import site_builds as builds_of
 
     needed = {name for item in request.session.items for name in item.fixturenames}
