@@ -170,7 +170,7 @@ class Reader:
     """One browser context and one tab that every visit navigates, every request for another host blocked.
 
     A new tab per page would start a renderer process per page and compile the theme's scripts again:
-    reusing one halves the browser's work per page. Each visit starts from a blank page, with nothing
+    reusing one halves what opening a page costs. Each visit starts from a blank page, with nothing
     stored and the reader's system preference for the colour scheme."""
 
     def __init__(self, browser):
