@@ -71,6 +71,10 @@ def on_config(config):
         sys.path.insert(0, str(root))
     os.environ.setdefault("TRITON_INTERPRET", "1")  # no GPU at build time: Triton runs on CPU
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(root / ".cache" / "inductor"))
+    # Kineto, the profiler's library, writes a line to the process's stderr as each profile starts and stops
+    # (past any capture: no page shows them), which a build would print among its own: 6 is above its
+    # highest level.
+    os.environ.setdefault("KINETO_LOG_LEVEL", "6")
     missing = translations.missing_twins(Path(config.docs_dir))
     if missing:
         raise PluginError("missing translation(s):\n" + "\n".join(f"  {m}" for m in missing))

@@ -124,17 +124,27 @@ def test_outputs_modules_sharing_and_cache(sandbox):
             os.write(1, b"written to fd 1\\n")
             os.write(2, b"written to fd 2\\n")
     """)
-    sandbox.page("index", include("real.py") + include("native.py"))
+    sandbox.snippet("profiled.py", """
+        import torch
+        from torch.profiler import profile
+        def main():
+            with profile() as prof:
+                torch.ones(2) + 1
+            print("profiled ops:", len(prof.key_averages()) > 0)
+    """)
+    sandbox.page("index", include("real.py") + include("native.py") + include("profiled.py"))
     first = sandbox.build()
     assert first.returncode == 0, first.log
     for lang in ("en", "es"):
         html = first.page(lang)
         for text in ("name=snippets.real file=real.py", "to stderr", "pickled: True",
-                     "written to fd 1", "written to fd 2", "python print"):
+                     "written to fd 1", "written to fd 2", "python print", "profiled ops: True"):
             assert text in html, (lang, text)
+    assert "USDT" not in first.log, first.log  # the profiler's library says nothing in the build's own output
     assert (sandbox.path / "snippets" / "runs.txt").read_text() == "run\n"  # once for both languages
     stats = sandbox.path / ".cache" / "last-build.json"
-    assert sorted(json.loads(stats.read_text())["executed"]) == ["snippets.native.main", "snippets.real.main"]
+    assert sorted(json.loads(stats.read_text())["executed"]) == ["snippets.native.main", "snippets.profiled.main",
+                                                                 "snippets.real.main"]
 
     second = sandbox.build()
     assert second.returncode == 0 and json.loads(stats.read_text())["executed"] == []
