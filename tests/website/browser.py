@@ -182,7 +182,7 @@ class Reader:
                                      ".forEach(k => localStorage.removeItem(k))")
         self.page = None
         self.visit: Visit | None = None
-        self.routed: str | None = None  # the origin whose requests pass; every other is blocked
+        self.routed: str | None = None  # the origin allowed: its requests pass and it may use the clipboard
 
     def _tab(self):
         if self.page is None or self.page.is_closed():
@@ -229,9 +229,9 @@ class Reader:
 
     def open(self, origin: str, url: str, scheme: str = "light", expect_status: int = 200) -> Visit:
         """Open `url` with `prefers-color-scheme: scheme`; block and record every non-local request."""
-        self.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
         page = self._tab()
         if self.routed != origin:
+            self.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
             page.unroute_all()
             page.route(re.compile(rf"^(?!{re.escape(origin)}/)"), self._block)
             self.routed = origin
