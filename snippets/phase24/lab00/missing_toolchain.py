@@ -24,7 +24,7 @@ def main():
 
 
 def claim_three_failures(main):
-    """#missing: three checks fail and each prints what to do (install g++, set TRITON_INTERPRET=1); the tensor op still runs; the Triton kernel is skipped; torch.compile fails with Inductor's own error; the exit status is 1."""
+    """#missing: three checks fail and each prints what to do; the tensor op still runs; the Triton kernel is skipped; torch.compile fails with Inductor's own error; the exit status is 1."""
     missing = [line.split("]", 1)[1].split("  ")[0].strip() for line in main.lines if line.startswith("[MISSING]")]
     return (missing == ["C++ compiler", "device", "torch.compile"] and "3 check(s) failed" in main
             and all(main.line(f"{name}: ") for name in missing) and "apt-get install g++" in main.line("C++ compiler: ")
