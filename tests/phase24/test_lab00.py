@@ -16,17 +16,6 @@ from tests.reading_order import follows_the_reading_order
 PAGES = sorted((ROOT / "docs" / "phase-24" / "lab").glob("00-hello-cuda*.md"))
 
 
-def test_toolchain_passes_on_this_machine(capsys):
-    assert hello_cuda.main() == 0
-    out = capsys.readouterr().out
-    import torch
-    import triton
-
-    assert torch.__version__ in out and triton.__version__ in out
-    assert "interpreter mode" in out or "cuda:" in out
-    assert out.rstrip().endswith("all checks passed")
-
-
 def test_missing_triton_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "triton", None)  # import triton now raises ImportError
     check = hello_cuda.check_triton()
@@ -47,8 +36,10 @@ def test_no_gpu_and_no_interpreter_says_what_to_do(monkeypatch):
 
 
 def test_a_failed_check_makes_main_return_1(monkeypatch, capsys):
+    """(The checks passing, and three failing in a real run, are the build's claims on the page's outputs.)"""
     missing = hello_cuda.Check("triton", False, "not installed", "Install Triton: `pip install triton`.")
     monkeypatch.setattr(hello_cuda, "check_triton", lambda: missing)
+    monkeypatch.setattr(hello_cuda, "check_compiled", lambda: hello_cuda.Check("torch.compile", True, "not run here"))
     assert hello_cuda.main() == 1
     out = capsys.readouterr().out
     assert "[MISSING] triton" in out and "Install Triton" in out and "] Triton kernel" not in out

@@ -147,7 +147,8 @@ if __name__ == "__main__":
 def claim_every_check_passes(main):
     """#objective: every line [ok], and the report ends with all checks passed."""
     checks = [line for line in main.lines if line.startswith("[")]
-    return len(checks) == 7 and all(line.startswith("[ok     ]") for line in checks) and "all checks passed" in main
+    return (len(checks) == 7 and all(line.startswith("[ok     ]") for line in checks) and "all checks passed" in main
+            and main.versions["torch"] in main.line("] torch ") and main.versions["triton"] in main.line("] triton "))
 
 
 def claim_where_each_check_ran(main):

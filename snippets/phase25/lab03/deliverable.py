@@ -122,7 +122,8 @@ def main():
 
 def claim_acceptance(main):
     """#part-g: the folder written here meets every item of the acceptance list."""
-    return main.count("[x]") == 6 and "[ ]" not in main
+    return (main.count("[x]") == 6 and "[ ]" not in main and main.lines[0] == "wrote KERNEL_ANNOTATION.md, "
+            "REPORT.md, kernel.cpp, manifest.json, output_code.py, tiny_head.pt2")
 
 
 if __name__ == "__main__":

@@ -117,7 +117,8 @@ def claim_fusion_decision(main):
     """#part-b: op0 is the addmm, an extern kernel; op1_op2_op3_op4 writes buf1 (2), buf2 (1200), buf3 (2) and
     buf4 (1200)."""
     return ("op0: ExternKernelSchedulerNode writes buf0" in main and main.line("op1_op2_op3_op4").endswith(
-        "writes buf1 (2 elements), buf2 (1200 elements), buf3 (2 elements), buf4 (1200 elements)"))
+        ": OuterLoopFusedSchedulerNode writes buf1 (2 elements), buf2 (1200 elements), buf3 (2 elements), "
+        "buf4 (1200 elements)"))
 
 
 def claim_logs_after_import(main):
