@@ -18,6 +18,30 @@ from engine.execute import SLEEPING_OPENMP  # noqa: E402 - imports neither torch
 os.environ.setdefault("OMP_WAIT_POLICY", SLEEPING_OPENMP)  # as the build sets it: workers share cores
 
 
+# Test modules whose tests share what a module-scoped fixture made once (one launch of every distributed
+# pattern, the compiled kernels, the parsed pages): all of a group's tests run in one worker. pytest 9
+# ignores the suffix that xdist's own `xdist_group` marker adds to test ids, so the grouping is done here.
+SHARED = {
+    "tests/phase25/test_distributed.py": "distributed launch",
+    "tests/phase25/test_lab03.py": "lab 03 kernels",
+    "tests/website/test_links.py": "parsed links",
+    "tests/website/test_markup.py": "parsed pages",
+    "tests/website/test_interface_language.py": "parsed pages",
+    "tests/website/test_deployment.py": "parsed pages",
+}
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Tests one by one to whichever worker is free, except that a SHARED group goes to one worker."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedGroups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return SHARED.get(nodeid.split("::")[0], nodeid)
+
+    return SharedGroups(config, log)
+
+
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT

@@ -22,8 +22,6 @@ from snippets.phase25.distributed.pipeline import pp_both_rank
 from snippets.phase25.distributed.timeline import draw, idle_ticks, peak_in_flight, place
 from tests.test_readable import long_paragraphs
 
-pytestmark = pytest.mark.xdist_group("test_distributed")  # one worker: its tests share one launch of every pattern
-
 FLOAT = 4
 TOLERANCE = 1e-6
 PARAMS = sum(p.numel() for p in build_model().parameters())

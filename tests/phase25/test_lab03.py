@@ -23,8 +23,6 @@ from snippets.phase25.lab03.triton_reading import SOFTMAX_STEPS, annotate, point
 from snippets.phase25.theory03.inductor_code import call_function, kernels
 from snippets.phase25.theory03.tiny_head import model_and_input
 
-pytestmark = pytest.mark.xdist_group("test_lab03")  # one worker: its tests share two compiled kernels
-
 # A persistent-reduction softmax in the format Inductor writes for a GPU (a format, not a recording).
 TRITON_SOFTMAX = """@triton.jit
 def triton_per_fused__softmax_0(in_out_ptr0, xnumel, r0_numel, XBLOCK : tl.constexpr):

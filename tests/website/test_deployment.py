@@ -12,7 +12,7 @@ from pathlib import Path
 from engine.translations import LANGS
 
 from .support import SITE_URL, site_pages
-from .test_markup import parse
+from .test_markup import parsed_page
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = site_pages(ROOT / "docs")
@@ -23,7 +23,7 @@ CODE = re.compile(r"(`{3,}).*?\1|`[^`\n]*`", re.DOTALL)  # code blocks and spans
 
 def head_links(site: Path, path: str) -> tuple[list[str], dict[str, str]]:
     """(canonical hrefs, {hreflang: href}) in the head of the page at `path`."""
-    tree, _ = parse((site / path / "index.html").read_text(encoding="utf-8"))
+    tree, _ = parsed_page(site / path / "index.html")
     links = list(tree.find("head").iter("link"))
     canonical = [link.get("href") for link in links if (link.get("rel") or "").split() == ["canonical"]]
     alternates = {link.get("hreflang"): link.get("href") for link in links

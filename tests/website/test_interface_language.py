@@ -6,17 +6,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .test_markup import parse
+from .test_markup import parsed_page
 
 ATTRIBUTES = ("title", "aria-label", "placeholder", "alt")
 # The same in both languages: the site's and the theme's names, and each language's own name.
 NEUTRAL = {"No Magic Boxes", "Material for MkDocs", "English", "Español"}
 
 
-def interface_strings(text: str) -> set[str]:
+def interface_strings(page: Path) -> set[str]:
     """Attribute texts, text outside the content and the navigation (whose words are the pages'
     titles and headings), and the strings the theme's script shows (search, clipboard)."""
-    tree, _ = parse(text)
+    tree, _ = parsed_page(page)
     found = set()
 
     def walk(element, content: bool) -> None:
@@ -49,14 +49,14 @@ def test_spanish_pages_have_no_english_interface_string(built_site):
         spanish = built_site / "es" / relative
         if relative.parts[0] == "es" or not spanish.is_file():
             continue
-        shared = interface_strings(english.read_text(encoding="utf-8")) & interface_strings(spanish.read_text(encoding="utf-8"))
+        shared = interface_strings(english) & interface_strings(spanish)
         problems += [f"es/{relative.as_posix()}: {text!r}" for text in sorted(shared - NEUTRAL)]
     assert not problems, "\n".join(problems)
 
 
 def test_the_check_sees_the_interface(built_site):
     """Non-vacuous: the strings compared include the heading anchors' titles and the palette toggles."""
-    spanish = interface_strings((built_site / "es" / "glossary" / "index.html").read_text(encoding="utf-8"))
-    english = interface_strings((built_site / "glossary" / "index.html").read_text(encoding="utf-8"))
+    spanish = interface_strings(built_site / "es" / "glossary" / "index.html")
+    english = interface_strings(built_site / "glossary" / "index.html")
     assert {"Permanent link", "Switch to dark mode", "Copy to clipboard"} <= english
     assert {"Enlace permanente", "Cambiar al modo oscuro", "Copiar al portapapeles"} <= spanish

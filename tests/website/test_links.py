@@ -11,8 +11,6 @@ import pytest
 from .links import Site
 from .support import SITE_URL, site_pages
 
-pytestmark = pytest.mark.xdist_group("test_links")  # one worker: its tests share the parsed sites
-
 ROOT = Path(__file__).resolve().parents[2]
 
 

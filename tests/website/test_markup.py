@@ -3,6 +3,7 @@ the theme or the renderer could break, and no script or stylesheet a page does n
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import html5lib
@@ -24,6 +25,12 @@ def parse(text: str):
     tree = parser.parse(text)
     return tree, [f"line {line}, column {column}: {code} {data or ''}".rstrip()
                   for (line, column), code, data in parser.errors]
+
+
+@functools.lru_cache(maxsize=None)
+def parsed_page(page: Path):
+    """parse() of a built page's file, once per test process."""
+    return parse(page.read_text(encoding="utf-8"))
 
 
 def rule_problems(tree) -> list[str]:
@@ -73,7 +80,7 @@ def test_every_page_parses_as_valid_html(built_site, fixture_site):
     for site in (built_site, fixture_site):
         for page in html_pages(site):
             text = page.read_text(encoding="utf-8")
-            tree, errors = parse(text)
+            tree, errors = parsed_page(page)
             name = page.relative_to(site).as_posix()
             problems += [f"{name}: {problem}" for problem in errors + rule_problems(tree) + asset_problems(text, tree)]
     assert not problems, "\n".join(problems[:60]) + f"\n({len(problems)} in all)"
