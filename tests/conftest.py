@@ -32,13 +32,15 @@ SHARED = {
 
 
 def pytest_xdist_make_scheduler(config, log):
-    """Tests one by one to whichever worker is free, except that a SHARED group goes to one worker."""
+    """Tests one by one to whichever worker is free, in the order collected (the website tests, which wait
+    for the site's build, come last), except that a SHARED group goes to one worker."""
     from xdist.scheduler import LoadScopeScheduling
 
     class SharedGroups(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             return SHARED.get(nodeid.split("::")[0], nodeid)
 
+    config.option.loadscopereorder = False  # xdist would send the largest groups first
     return SharedGroups(config, log)
 
 
