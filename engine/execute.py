@@ -139,10 +139,14 @@ class Executor:
         if not todo:
             return
         alone = [c for c in todo if measures_time(self.root, c[0])]
-        in_process = [c for c in todo if c not in alone and not declarations(c[0]).isolate]
-        isolated = Queue(sorted((c for c in todo if c not in alone and c not in in_process),
+        multi = {c for c in todo if starts_processes(self.root, c[0])}
+        # In this process, the calls that start processes last: this lane blocks while a call runs, and
+        # the fork servers are still importing when the first calls begin.
+        in_process = sorted((c for c in todo if c not in alone and not declarations(c[0]).isolate),
+                            key=lambda c: c in multi)
+        isolated = Queue(sorted((c for c in todo if c not in alone and declarations(c[0]).isolate),
                                 key=lambda c: -declarations(c[0]).timeout),  # the likely longest first
-                         lambda c: starts_processes(self.root, c[0]))
+                         multi.__contains__)
         workers = jobs()
         compiler = any(compiles(self.root, path) for path, _ in todo if declarations(path).isolate)
         servers: list[ForkServer] = []

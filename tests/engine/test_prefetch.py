@@ -33,6 +33,21 @@ def test_isolated_calls_side_by_side_start_clean(tmp_path, monkeypatch):
     assert {t["kind"] for t in stats["timings"].values()} == {"isolated", "in-process"}
 
 
+def test_in_process_calls_that_start_processes_run_after_the_others(tmp_path):
+    """This process runs its calls one at a time while fork servers import: a call that waits on processes
+    of its own does not hold the others up at the start."""
+    sandbox = Sandbox(tmp_path)
+    sandbox.snippet("spawner.py", "import subprocess, sys\ndef main():\n"
+                                  "    print(subprocess.run([sys.executable, '-c', 'print(1)'], capture_output=True).stdout)\n")
+    sandbox.snippet("plain.py", "def main():\n    print('plain')\n")
+    sandbox.page("index", include("spawner.py") + include("plain.py"))
+    build = sandbox.build()
+    assert build.returncode == 0, build.log
+    stats = json.loads((tmp_path / ".cache" / "last-build.json").read_text())
+    assert stats["executed"] == ["snippets.plain.main", "snippets.spawner.main"]
+    assert stats["timings"]["snippets.spawner.main"]["kind"] == "multi-process"
+
+
 class Stream:
     def __init__(self):
         self.text = ""
