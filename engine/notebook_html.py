@@ -121,8 +121,9 @@ def repair(converted: str) -> tuple[str, list[dict]]:
     """The notebook's HTML as a page of the site shows it, and its table-of-contents tokens."""
     from bs4 import BeautifulSoup, NavigableString
 
-    soup = BeautifulSoup(converted, "html.parser")
-    notebook = soup.select_one("div.jupyter-wrapper")  # what precedes and follows it: scripts and styles
+    start = converted.find('<div class="jupyter-wrapper"')  # before it: 600 KB of styles, never parsed
+    soup = BeautifulSoup(converted[max(start, 0):], "html.parser")
+    notebook = soup.select_one("div.jupyter-wrapper")  # what follows it: scripts and styles
     for element in notebook.select(".zeroclipboard-container, .clipboard-copy-txt"):
         element.decompose()
     for element in notebook.select("[tabindex]"):
