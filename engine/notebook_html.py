@@ -40,6 +40,7 @@ from engine import atomic
 
 CONVERTER = ("mkdocs-jupyter", "nbconvert", "mistune", "Pygments", "beautifulsoup4")
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+NO_DESCRIPTION = "No description has been provided for this image"  # nbconvert's text for an image without alt
 
 
 @functools.cache
@@ -109,12 +110,39 @@ def main(argv: list[str]) -> int:
 
 def convert(notebook: str) -> str:
     """The converter's HTML for the notebook: never executed, no prompts."""
+    from mkdocs_jupyter import nbconvert2
     from mkdocs_jupyter.convert import nb2html
 
+    nbconvert2.HTMLExporter = _exporter()
     with tempfile.TemporaryDirectory(prefix="nmb-notebook-") as folder:
         path = Path(folder) / "notebook.ipynb"
         path.write_text(notebook, encoding="utf-8")
         return nb2html(str(path), execute=False, no_prompt=True)
+
+
+@functools.cache
+def _exporter():
+    """nbconvert's HTMLExporter, which mkdocs-jupyter uses, without its last step: a parse of the whole page
+    (styles included) to give each image without `alt` a placeholder and each cell a `tabindex`. `repair`
+    parses the notebook once anyway, and sets both (that step was a third of a conversion's time)."""
+    from nbconvert.exporters.html import HTMLExporter
+    from nbconvert.exporters.templateexporter import TemplateExporter
+    from nbconvert.filters.highlight import Highlight2HTML
+    from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
+
+    class Exporter(HTMLExporter):
+        def from_notebook_node(self, nb, resources=None, **kw):
+            """HTMLExporter.from_notebook_node (nbconvert 7.17) up to the page its template renders."""
+            info = nb.metadata.get("language_info", {})
+            lexer = info.get("pygments_lexer", info.get("name", None))
+            self.register_filter("highlight_code", self.filters.get(
+                "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)))
+            resources = self._init_resources(resources)
+            self.register_filter("filter_data_type", WidgetsDataTypeFilter(
+                notebook_metadata=self._nb_metadata, parent=self, resources=resources))
+            return TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+
+    return Exporter
 
 
 def repair(converted: str) -> tuple[str, list[dict]]:
@@ -137,6 +165,8 @@ def repair(converted: str) -> tuple[str, list[dict]]:
             code = soup.new_tag("code")
             code.extend(list(pre.contents))
             pre.append(code)
+    for image in notebook.select("img:not([alt])"):
+        image["alt"] = NO_DESCRIPTION
     for image in notebook.select('img[src^="data:image/svg+xml;base64,"]'):
         image["alt"] = svg_title(image["src"]) or image.get("alt", "")
     for heading in notebook.find_all(HEADINGS):

@@ -7,6 +7,7 @@ it, so a palette chosen on one page never leaks into the next.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -138,6 +139,7 @@ class Visit:
     console_errors: list[str] = field(default_factory=list)
     requests: set = field(default_factory=set)  # every request this page made (not the page before it)
     in_flight: set = field(default_factory=set)
+    search_documents: bool = True  # False: the search index comes with its configuration and no documents
 
     def settle(self, quiet_ms: int = 150, timeout_s: float = 10) -> None:
         """Wait until no request has been in flight for `quiet_ms` (late fetches fail loudly too)."""
@@ -199,6 +201,21 @@ class Reader:
         self.visit.blocked.append(route.request.url)
         route.abort("blockedbyclient")
 
+    def _search_index(self, route):
+        """The language's search index as the site serves it, or, for a visit that reads no search results,
+        with its configuration (languages, separator, pipeline) and no documents: the search worker starts
+        and loads its language's scripts as on any visit, and indexes nothing (a whole language's index,
+        built on every page, was about half a second of the browser's work a visit)."""
+        if self.visit.search_documents:
+            route.continue_()
+            return
+        response = route.fetch()
+        if not response.ok:
+            route.fulfill(response=response)
+            return
+        index = json.loads(response.text())
+        route.fulfill(response=response, body=json.dumps({**index, "docs": []}))
+
     def _request(self, request):
         self.visit.requests.add(request)
         self.visit.in_flight.add(request)
@@ -227,17 +244,20 @@ class Reader:
         if message.type == "error" and not (visit.expect_status >= 400 and own_status):
             visit.console_errors.append(f"{message.text} at {where}")
 
-    def open(self, origin: str, url: str, scheme: str = "light", expect_status: int = 200) -> Visit:
-        """Open `url` with `prefers-color-scheme: scheme`; block and record every non-local request."""
+    def open(self, origin: str, url: str, scheme: str = "light", expect_status: int = 200,
+             search_documents: bool = True) -> Visit:
+        """Open `url` with `prefers-color-scheme: scheme`; block and record every non-local request; without
+        `search_documents`, the search index has none (_search_index)."""
         page = self._tab()
         if self.routed != origin:
             self.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
             page.unroute_all()
             page.route(re.compile(rf"^(?!{re.escape(origin)}/)"), self._block)
+            page.route(re.compile(rf"^{re.escape(origin)}/.*search/search_index\.json$"), self._search_index)
             self.routed = origin
         page.set_viewport_size(VIEWPORT)  # as a visit that failed halfway may have left it
         page.emulate_media(color_scheme=scheme)
-        self.visit = visit = Visit(page, origin, url, expect_status)
+        self.visit = visit = Visit(page, origin, url, expect_status, search_documents=search_documents)
         answer = page.goto(url, wait_until="load")
         if answer is None or answer.status != expect_status:
             visit.failed.append(f"{url} answered {answer.status if answer else None}, not {expect_status}")
@@ -271,7 +291,8 @@ def axe_violations(page, contrast_only: bool = False) -> list[str]:
     page.evaluate(FLATTEN_CODE_JS)
     texts = page.evaluate(SAMPLE_TEXT_JS)
     sampled = ", ".join((["[data-nmb-text]"] if texts else []) + (["[data-nmb-sample]"] if samples else []))
-    options = {"runOnly": {"type": "rule", "values": ["color-contrast"]}} if contrast_only else {}
+    # Contrast reads computed styles: it needs none of the stylesheets axe fetches and parses first (preload).
+    options = {"runOnly": {"type": "rule", "values": ["color-contrast"]}, "preload": False} if contrast_only else {}
     return _axe(page, options, sampled or "*")
 
 

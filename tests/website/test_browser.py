@@ -102,7 +102,7 @@ def read_page(reader, server, site_dir: Path, site_page: SitePage) -> list[str]:
     if not source.is_file():
         return [f"{site_page.path} was not built"]
     diagrams = source.read_text(encoding="utf-8").count('<pre class="mermaid">')
-    visit = reader.open(server.origin, server.url(site_page.path))
+    visit = reader.open(server.origin, server.url(site_page.path), search_documents=False)  # searching: below
     try:
         page = visit.page
         problems = []
