@@ -17,7 +17,7 @@ from engine import atomic
 from engine.progress import Progress
 from engine.runner import ForkServer, Result, mask_addresses, run_in_process, run_in_subprocess
 from engine.sources import (SnippetError, compiles, declarations, measures_time, module_name, source_hash,
-                            starts_processes)
+                            starts_processes, starts_ranks)
 
 log = logging.getLogger("mkdocs.engine")
 CACHE_SCHEMA = "2"  # bump when what is stored for a run changes
@@ -46,30 +46,31 @@ def build_environment() -> dict[str, str]:
 
 
 class Queue:
-    """Isolated calls in the order they are taken, except that two calls that start processes of their
-    own (distributed ranks: they fill the cores by themselves) never run at the same time."""
+    """Isolated calls in the order they are taken, except that two calls that start ranks (distributed
+    demos: they fill the cores by themselves) never run at the same time. A call that starts one
+    interpreter of its own runs beside them."""
 
-    def __init__(self, calls: list[tuple[Path, str]], multi_process):
-        self.calls, self.multi_process = list(calls), multi_process
-        self.running_multi = False
+    def __init__(self, calls: list[tuple[Path, str]], starts_ranks):
+        self.calls, self.starts_ranks = list(calls), starts_ranks
+        self.running_ranks = False
 
     def take(self) -> tuple[Path, str] | None:
         """The next call that may start now, or None."""
         for call in self.calls:
-            if not (self.running_multi and self.multi_process(call)):
+            if not (self.running_ranks and self.starts_ranks(call)):
                 self.calls.remove(call)
-                self.running_multi |= self.multi_process(call)
+                self.running_ranks |= self.starts_ranks(call)
                 return call
         return None
 
     def done(self, call: tuple[Path, str]) -> None:
-        if self.multi_process(call):
-            self.running_multi = False
+        if self.starts_ranks(call):
+            self.running_ranks = False
 
     def width(self) -> int:
-        """How many of its calls could run at once: each that starts no processes, and one that does."""
-        multi = sum(map(self.multi_process, self.calls))
-        return len(self.calls) - multi + min(multi, 1)
+        """How many of its calls could run at once: each that starts no ranks, and one that does."""
+        ranks = sum(map(self.starts_ranks, self.calls))
+        return len(self.calls) - ranks + min(ranks, 1)
 
 
 def jobs() -> int:
@@ -132,7 +133,7 @@ class Executor:
     def prefetch(self, calls: list[tuple[Path, str]], expected: dict[str, float] | None = None) -> None:
         """Execute every call not cached yet, before any page renders, `jobs()` at a time: in-process calls
         one after another in this process, isolated ones meanwhile in children of fork servers, never two
-        multi-process ones at once (Queue). This process starts no thread: an in-process call (a profiler,
+        that start ranks at once (Queue). This process starts no thread: an in-process call (a profiler,
         say) sees only itself. A call that reads a clock runs last, with nothing beside it. Failures are
         kept in memory for the page that shows the call to report."""
         todo = [c for c in dict.fromkeys(calls) if self.missing(*c)]
@@ -140,13 +141,14 @@ class Executor:
             return
         alone = [c for c in todo if measures_time(self.root, c[0])]
         multi = {c for c in todo if starts_processes(self.root, c[0])}
+        ranks = {c for c in multi if starts_ranks(self.root, c[0])}
         # In this process, the calls that start processes last: this lane blocks while a call runs, and
         # the fork servers are still importing when the first calls begin.
         in_process = sorted((c for c in todo if c not in alone and not declarations(c[0]).isolate),
                             key=lambda c: c in multi)
         isolated = Queue(sorted((c for c in todo if c not in alone and declarations(c[0]).isolate),
                                 key=lambda c: -declarations(c[0]).timeout),  # the likely longest first
-                         multi.__contains__)
+                         ranks.__contains__)
         workers = jobs()
         compiler = any(compiles(self.root, path) for path, _ in todo if declarations(path).isolate)
         servers: list[ForkServer] = []

@@ -284,7 +284,8 @@ def uses_triton(root: Path, path: Path) -> bool:
 CLOCKS = ("timeit", "torch.utils.benchmark", ".perf_counter", ".perf_counter_ns", ".process_time",
           ".cpu_time_total", ".self_cpu_time_total", ".device_time_total", ".self_device_time_total",
           ".cuda_time_total", ".self_cuda_time_total", ".table")  # the profiler's times, alone or in its table
-PROCESSES = ("subprocess", "multiprocessing", "torch.multiprocessing", "torch.distributed")
+RANKS = ("multiprocessing", "torch.multiprocessing", "torch.distributed")
+PROCESSES = ("subprocess",) + RANKS
 COMPILER = ("torch._dynamo", "torch._inductor", "torch.export", "torch.compile", ".compile", ".export")
 
 
@@ -297,6 +298,11 @@ def measures_time(root: Path, path: Path) -> bool:
 
 def starts_processes(root: Path, path: Path) -> bool:
     return uses_any(root, path, PROCESSES)
+
+
+def starts_ranks(root: Path, path: Path) -> bool:
+    """Whether the snippet may start ranks (torch.distributed, multiprocessing): processes that fill the cores."""
+    return uses_any(root, path, RANKS)
 
 
 def compiles(root: Path, path: Path) -> bool:

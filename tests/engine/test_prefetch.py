@@ -87,11 +87,11 @@ def test_a_call_never_timed_is_expected_to_take_what_its_kind_took():
     assert "about 10 s left" in progress.line()
 
 
-def test_two_multi_process_calls_never_run_side_by_side():
+def test_two_calls_that_start_ranks_never_run_side_by_side():
     from engine.execute import Queue
 
     queue = Queue(["multi1", "multi2", "other"], lambda call: call.startswith("multi"))
-    assert queue.width() == 2  # the servers it needs: one for "other", one for the multi-process calls
+    assert queue.width() == 2  # the servers it needs: one for "other", one for the calls that start ranks
     assert [queue.take(), queue.take(), queue.take()] == ["multi1", "other", None]
     queue.done("multi1")
     assert queue.take() == "multi2" and queue.take() is None and queue.calls == []

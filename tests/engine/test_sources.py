@@ -51,6 +51,17 @@ def test_calls_that_may_compile_get_fork_servers_that_imported_the_compiler(tmp_
     assert sources.compiles(tmp_path, Sandbox(tmp_path).snippet("s.py", code)) is compiler
 
 
+@pytest.mark.parametrize("code, processes, ranks", [
+    ("import torch.distributed as dist\n", True, True),
+    ("import torch.multiprocessing as mp\n", True, True),
+    ("import subprocess\n", True, False),
+    ("import torch\n", False, False),
+])
+def test_calls_that_start_ranks_are_told_from_those_that_start_an_interpreter(tmp_path, code, processes, ranks):
+    snippet = Sandbox(tmp_path).snippet("s.py", code)
+    assert sources.starts_processes(tmp_path, snippet) is processes and sources.starts_ranks(tmp_path, snippet) is ranks
+
+
 def test_a_build_keeps_what_it_computed_for_the_next_that_finds_the_same_files(tmp_path, monkeypatch):
     box = Sandbox(tmp_path)
     box.snippet("base.py", "X = 1\n")
