@@ -14,9 +14,11 @@ unexport PYTHONDONTWRITEBYTECODE
 export PYTHONPYCACHEPREFIX := $(CURDIR)/.cache/pycache
 export NMB_CHROMIUM := $(CHROMIUM)
 # pip installs uv (the version requirements.txt pins), and uv installs requirements.txt: about 10 s into
-# an empty venv where pip alone took 55 s. uv reads no pip configuration, so the folders pip finds
-# wheels in (where a machine may keep its torch wheel) are passed on. Its cache is .cache/uv, on the
-# venv's disk: installed files are hard links to it, not copies.
+# an empty venv where pip alone took 55 s. The venv is made without pip of its own (ensurepip took 10 s
+# of a 25 s set-up): the system's pip (22.3 or later: --python) installs uv into it, and `.venv/bin/uv pip`
+# adds packages later. uv reads no pip configuration, so the folders pip finds wheels in (where a machine
+# may keep its torch wheel) are passed on. Its cache is .cache/uv, on the venv's disk: installed files
+# are hard links to it, not copies.
 UV := $(shell grep -m1 '^uv==' requirements.txt)
 export UV_CACHE_DIR ?= $(CURDIR)/.cache/uv
 FIND_LINKS = $(foreach link,$(sort $(shell $(PYTHON) -m pip config list 2>/dev/null \
@@ -25,8 +27,8 @@ FIND_LINKS = $(foreach link,$(sort $(shell $(PYTHON) -m pip config list 2>/dev/n
 .PHONY: setup browser spelling serve build test screenshots bench record clean
 
 $(STAMP): requirements.txt
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check --no-compile $(UV)
+	test -x $(PY) || $(PYTHON) -m venv --without-pip $(VENV)
+	$(PYTHON) -m pip --python $(PY) install --quiet --disable-pip-version-check --no-compile $(UV)
 	$(VENV)/bin/uv pip install --quiet --python $(PY) $(FIND_LINKS) -r requirements.txt
 	touch $(STAMP)
 
