@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import axe_playwright_python
+from playwright.sync_api import Error as PlaywrightError
 
 CHROMIUM = os.environ.get("NMB_CHROMIUM", "/usr/bin/chromium")
 AXE_SOURCE = (Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text(encoding="utf-8")
@@ -209,12 +210,15 @@ class Reader:
         if self.visit.search_documents:
             route.continue_()
             return
-        response = route.fetch()
-        if not response.ok:
-            route.fulfill(response=response)
-            return
-        index = json.loads(response.text())
-        route.fulfill(response=response, body=json.dumps({**index, "docs": []}))
+        try:
+            response = route.fetch()
+            if not response.ok:
+                route.fulfill(response=response)
+                return
+            index = json.loads(response.text())
+            route.fulfill(response=response, body=json.dumps({**index, "docs": []}))
+        except PlaywrightError:
+            pass  # the page was left while its index was on its way: nobody waits for the answer
 
     def _request(self, request):
         self.visit.requests.add(request)
