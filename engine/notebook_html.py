@@ -124,7 +124,8 @@ def convert(notebook: str) -> str:
 def _exporter():
     """nbconvert's HTMLExporter, which mkdocs-jupyter uses, without its last step: a parse of the whole page
     (styles included) to give each image without `alt` a placeholder and each cell a `tabindex`. `repair`
-    parses the notebook once anyway, and sets both (that step was a third of a conversion's time)."""
+    parses the notebook anyway: it gives those images the same placeholder and removes every `tabindex`
+    (that step was about a quarter of a conversion's time)."""
     from nbconvert.exporters.html import HTMLExporter
     from nbconvert.exporters.templateexporter import TemplateExporter
     from nbconvert.filters.highlight import Highlight2HTML

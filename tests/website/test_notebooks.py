@@ -205,6 +205,28 @@ def test_converter_output_is_repaired_and_cached(tmp_path):
     assert notebook_html.render(text.replace("print(1)", "print(2)"), tmp_path)[0] != "from the cache"
 
 
+def test_the_converter_without_its_last_pass_gives_the_stock_exporters_page(monkeypatch):
+    """convert() leaves out nbconvert's final pass over the whole page, repair() makes up for it: a notebook
+    with a heading, code, printed output, an SVG and a PNG without alt comes out as through nbconvert's own
+    HTMLExporter (an nbconvert whose last step changed fails here)."""
+    from nbconvert.exporters.html import HTMLExporter
+    from nbformat import v4
+
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><title>A box</title></svg>'
+    nb = v4.new_notebook(cells=[
+        v4.new_markdown_cell('## Part D <a id="part-d"></a>'),
+        v4.new_code_cell("print(1)", outputs=[v4.new_output("stream", name="stdout", text="1\n")]),
+        v4.new_code_cell("draw()", outputs=[v4.new_output("display_data", data={"image/png": png}),
+                                            v4.new_output("display_data", data={"image/svg+xml": svg})])])
+    text = nbformat.writes(nb)
+    ours = notebook_html.repair(notebook_html.convert(text))
+    monkeypatch.setattr(notebook_html, "_exporter", lambda: HTMLExporter)
+    stock = notebook_html.repair(notebook_html.convert(text))
+    assert ours == stock
+    assert notebook_html.NO_DESCRIPTION in ours[0] and 'alt="A box"' in ours[0] and "tabindex" not in ours[0]
+
+
 def test_a_drawn_diagram_keeps_its_title_as_text_alternative(tmp_path):
     """A snippet's SVG becomes an image in the notebook: its alt text is the SVG's own title."""
     from nbformat import v4
