@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from engine.includes import page_includes
-from engine.sources import starts_processes
+from engine.sources import snippet_path, starts_processes
 from engine import notebook_html
 from engine.notebooks import is_lab, notebook_name, notebook_url, page_url, prose_markdown
 from engine.translations import english_pages
@@ -137,7 +137,7 @@ def test_notebook_runs_in_a_kernel_and_reproduces_its_outputs(built_site, root, 
     def rerun(cell) -> bool:
         info = cell.metadata.get("nmb", {})
         return info.get("role") != "run" or not (info["isolate"] or "cpu" not in info["devices"] or starts_processes(
-            root, root / "snippets" / info["snippet"]))
+            root, snippet_path(root, info["snippet"])))
 
     nb.cells = [c for c in nb.cells if rerun(c)]
     expected = {c.id: text_of(c.outputs) for c in cells(nb, "run")}
