@@ -2,7 +2,8 @@
 
 `python -m engine.forkserver [--compiler]` imports torch (and NumPy, which torch imports), with
 `--compiler` also Dynamo, and Inductor on a CPU build of torch (a CUDA build's Inductor initializes the
-CUDA driver as it imports), which saves each call the seconds those imports take; then it serves one
+CUDA driver as it imports) with the values Inductor computes once per process (`warm_inductor`), which
+saves each call the seconds those imports and values take; then it serves one
 call at a time, read as a JSON line from stdin: it forks, and the fork runs the call exactly as
 `engine.child` does in a fresh interpreter, with stdout and stderr (every layer) written to the file the
 request names. The server replies with a JSON line: the exit status, or "timeout" when it killed the
@@ -45,8 +46,22 @@ def preload(compiler: bool) -> bool:
 
         if torch.version.cuda is None:
             import torch._inductor.compile_fx  # noqa: F401
+
+            warm_inductor()
     return (before == 1 and threads() == with_numpy and threading.active_count() == 1
             and not torch.cuda.is_initialized())
+
+
+def warm_inductor() -> None:
+    """Compute what Inductor computes once per process before its first compile, the same in every
+    process of a build: the hashes of torch's and Triton's sources that key its caches, and the CPU's
+    vector instruction sets (tested once per cache folder by compiling and loading a small program).
+    Each fork that compiles would otherwise spend about a second on them."""
+    from torch._inductor import codecache, cpu_vec_isa
+
+    codecache.torch_key()
+    codecache.triton_key()
+    cpu_vec_isa.valid_vec_isa_list()
 
 
 def run_child(module: str, call: str, output: str) -> None:
