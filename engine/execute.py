@@ -167,20 +167,23 @@ class Executor:
                 progress.finish(self.name(path, call))
         finally:
             progress.close()
-            for server in servers:
+            for server in reversed(servers):  # siblings first: the server that forked them waits for them
                 server.close()
 
     def _side_by_side(self, in_process: list, isolated: Queue, workers: int, servers: list[ForkServer],
                       progress: Progress, compiler: bool) -> None:
         """While in-process calls run here, up to `workers - 1` isolated ones run in fork servers'
         children (servers that have imported what torch.compile imports when a call may compile);
-        once those are done, up to `workers` of them. The servers make their imports while the
-        in-process calls run."""
+        once those are done, up to `workers` of them. The first server makes its imports while the
+        in-process calls run; the others are its siblings (forks of it, ForkServer.sibling)."""
         busy: dict[ForkServer, tuple[Path, str]] = {}
         in_process = list(in_process)
-        for _ in range(min(workers, isolated.width())):
-            servers.append(ForkServer(self.root, compiler=compiler))  # one by one: each is closed on the way out
+        lanes = min(workers, isolated.width())
+        if lanes:
+            servers.append(ForkServer(self.root, compiler=compiler, siblings=lanes - 1))
         while in_process or isolated.calls or busy:
+            while 0 < len(servers) < lanes and servers[0].ready():
+                servers.append(servers[0].sibling())  # forks of the first, before it takes a call
             for server in servers:
                 if (server not in busy and len(busy) < workers - (1 if in_process else 0) and server.ready()
                         and (taken := isolated.take()) is not None):

@@ -1,14 +1,16 @@
 """Isolated snippet calls started from a Python that has already imported torch.
 
-`python -m engine.forkserver [--compiler]` imports torch (and NumPy, which torch imports), with
-`--compiler` also Dynamo, and Inductor on a CPU build of torch (a CUDA build's Inductor initializes the
-CUDA driver as it imports) with the values Inductor computes once per process (`warm_inductor`), which
-saves each call the seconds those imports and values take; then it serves one
+`python -m engine.forkserver [--compiler] [--siblings r,w;...]` imports torch (and NumPy, which torch
+imports), with `--compiler` also Dynamo, and Inductor on a CPU build of torch (a CUDA build's Inductor
+initializes the CUDA driver as it imports) with the values Inductor computes once per process
+(`warm_inductor`), which saves each call the seconds those imports and values take; then it serves one
 call at a time, read as a JSON line from stdin: it forks, and the fork runs the call exactly as
 `engine.child` does in a fresh interpreter, with stdout and stderr (every layer) written to the file the
 request names. The server replies with a JSON line: the exit status, or "timeout" when it killed the
-call's process group. The server never runs snippet code itself, so every fork starts from the same
-state: a fresh interpreter that has made those imports. It forks only when that is safe: no Python
+call's process group. Asked for a sibling, it forks a second server, which serves another lane of calls
+on file descriptors the engine passed (start_sibling) without making the imports again. No server ever
+runs snippet code itself, so every fork starts from the same state: a fresh interpreter that has made
+those imports. It forks only when that is safe: no Python
 thread, no native thread other than OpenBLAS's pool, which OpenBLAS stops around fork() itself (an
 initialized CUDA driver runs threads of its own, which a fork could not use), and no CUDA context of
 torch's; it says which on its first line, and the engine starts fresh interpreters instead when it is
@@ -104,16 +106,61 @@ def wait(pid: int, timeout: float, parent: int) -> int | str:
             pass
 
 
-def main() -> int:
-    parent = os.getppid()
-    print(json.dumps({"fork": preload(compiler="--compiler" in sys.argv[1:])}), flush=True)
-    for line in sys.stdin:
+def serve(requests, forks: bool, parent: int, siblings: list[tuple[int, int]]) -> int:
+    """Say whether calls fork, then answer each request read from `requests` until it ends: a call, or
+    {"sibling": i}, which starts a sibling server on the i-th pair of `siblings` (see start_sibling)."""
+    print(json.dumps({"fork": forks}), flush=True)
+    started = []
+    for line in requests:
         request = json.loads(line)
+        if "sibling" in request:
+            started.append(start_sibling(siblings[request["sibling"]], forks, siblings))
+            continue
         pid = os.fork()
         if pid == 0:
             run_child(request["module"], request["call"], request["output"])
         print(json.dumps({"status": wait(pid, request["timeout"], parent)}), flush=True)
+    for pid in started:  # reaped here, so that the engine counts their CPU time as its children's
+        while os.waitpid(pid, os.WNOHANG) == (0, 0) and os.getppid() == parent:
+            time.sleep(0.02)
     return 0
+
+
+def start_sibling(pair: tuple[int, int], forks: bool, siblings: list[tuple[int, int]]) -> int:
+    """Fork a second server, in the same state as this one (its imports made, no call run), that reads
+    its requests from `pair`'s first file descriptor and answers on its second: one server's imports
+    serve two lanes of calls. The sibling reads from a fresh buffer, not from whatever this server has
+    read ahead. Returns its process id; the engine closes it before this server, which waits for it (unless
+    the engine has died: then it leaves, and the sibling, left without a parent, kills its call)."""
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            os.dup2(pair[0], 0)
+            os.dup2(pair[1], 1)
+            for fd in {fd for both in siblings for fd in both}:
+                os.close(fd)
+            sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - for as long as it lives
+            sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+            status = serve(sys.stdin, forks, os.getppid(), [])
+        finally:
+            os._exit(status)
+    for fd in pair:
+        os.close(fd)
+    return pid
+
+
+def sibling_pairs(argv: list[str]) -> list[tuple[int, int]]:
+    """The file descriptor pairs after `--siblings` ("r,w;r,w"), which the engine passed for siblings."""
+    if "--siblings" not in argv:
+        return []
+    return [tuple(map(int, pair.split(","))) for pair in argv[argv.index("--siblings") + 1].split(";")]
+
+
+def main() -> int:
+    parent = os.getppid()
+    forks = preload(compiler="--compiler" in sys.argv[1:])
+    return serve(sys.stdin, forks, parent, sibling_pairs(sys.argv[1:]))
 
 
 if __name__ == "__main__":

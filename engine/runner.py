@@ -202,23 +202,68 @@ def child_result(output: str, status: int | str, module: str, call: str, timeout
     return Result(output)
 
 
+class _Pipes:
+    """A sibling server's requests and replies, in place of a subprocess.Popen (stdin, stdout, wait)."""
+
+    def __init__(self, requests: int, replies: int):
+        self.stdin = open(requests, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
+        self.stdout = open(replies, encoding="utf-8")  # noqa: SIM115
+
+    def wait(self) -> None:
+        """Until the sibling has ended: it holds the only other end of `stdout`."""
+        self.stdout.read()
+        self.stdout.close()
+
+    def close(self) -> None:
+        self.stdin.close()
+        self.stdout.close()
+
+
 class ForkServer:
     """An `engine.forkserver` process running one call at a time: `submit` starts it and returns at
     once, `result` waits for it; the call runs as `run_in_subprocess` would run it, without importing
     torch again (nor, with `compiler`, what torch.compile imports), and in a fresh interpreter,
     `submit` waiting for it, where the server says forking is not safe. The server makes its imports
-    while its creator goes on: `ready` says whether it has, `submit` and `forks` wait for it."""
+    while its creator goes on: `ready` says whether it has, `submit` and `forks` wait for it. With
+    `siblings`, it can fork up to that many more servers for more lanes of calls (`sibling`)."""
 
-    def __init__(self, root: Path, env: dict[str, str] | None = None, compiler: bool = False):
-        self.root, self.env = root, env or child_env(root)
-        command = [sys.executable, "-m", "engine.forkserver"] + (["--compiler"] if compiler else [])
-        self.process = subprocess.Popen(command, cwd=root, env=self.env, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, text=True, start_new_session=True)
+    def __init__(self, root: Path, env: dict[str, str] | None = None, compiler: bool = False,
+                 siblings: int = 0, process: _Pipes | None = None):
+        self.root, self.env, self.compiler = root, env or child_env(root), compiler
+        self._spare: list[tuple[int, _Pipes]] = []  # (index the server knows it by, the engine's ends)
+        self.process = process or self._start(siblings)
         self._forks: bool | None = None  # unknown until the server's first line
         self.call: tuple[str, str, float] | None = None
         self.started = 0.0
         self._folder: str | None = None
         self._done: Result | None = None
+
+    def _start(self, siblings: int) -> subprocess.Popen:
+        pipes = [(os.pipe(), os.pipe()) for _ in range(siblings)]  # each sibling's requests and replies
+        theirs = [(requests[0], replies[1]) for requests, replies in pipes]
+        command = [sys.executable, "-m", "engine.forkserver"] + (["--compiler"] if self.compiler else [])
+        if theirs:
+            command += ["--siblings", ";".join(f"{r},{w}" for r, w in theirs)]
+        try:
+            process = subprocess.Popen(command, cwd=self.root, env=self.env, stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, text=True, start_new_session=True,
+                                       pass_fds=[fd for pair in theirs for fd in pair])
+        finally:
+            for fd in (fd for pair in theirs for fd in pair):
+                os.close(fd)
+        self._spare = [(i, _Pipes(requests[1], replies[0])) for i, (requests, replies) in enumerate(pipes)]
+        return process
+
+    def sibling(self) -> ForkServer:
+        """A server for another lane: a fork of this one, its imports made once (ask before this server's
+        first call: it answers in order; close the sibling first: this server waits for it as it ends);
+        else, where it does not fork or has no pipes left, a new one."""
+        if not (self.forks and self._spare):
+            return ForkServer(self.root, self.env, self.compiler)
+        index, pipes = self._spare.pop(0)
+        self.process.stdin.write(json.dumps({"sibling": index}) + "\n")
+        self.process.stdin.flush()
+        return ForkServer(self.root, self.env, self.compiler, process=pipes)
 
     def ready(self, wait: bool = False) -> bool:
         """Whether the server has made its imports and said if it forks (with `wait`, once it has)."""
@@ -277,6 +322,8 @@ class ForkServer:
     def close(self) -> None:
         self.process.stdin.close()
         self.process.wait()
+        for _, pipes in self._spare:
+            pipes.close()
 
 
 CHILD_ERROR_MARK = "\n=== snippet failed ===\n"

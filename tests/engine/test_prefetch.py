@@ -1,6 +1,8 @@
 """Calls run before pages render, side by side, and still never share process state."""
 
 import json
+import os
+from pathlib import Path
 
 from engine.progress import Progress
 from tests.engine.sandbox import Sandbox, include
@@ -106,3 +108,28 @@ def test_a_fork_server_makes_its_imports_while_its_creator_goes_on(root):
         assert server.forks is True and server.ready()  # `forks` waits for the server's first line
     finally:
         server.close()
+
+
+def lineage():
+    """A call's output: the process id of the server that forked it, and of that server's parent."""
+    server = os.getppid()
+    print(server, Path(f"/proc/{server}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def test_a_sibling_is_a_fork_of_its_server_and_answers_only_its_own_requests(root):
+    """A second lane of calls without importing torch again: the sibling is a fork of the first server,
+    and each runs only the calls sent to it (the first's next request follows the sibling's at once)."""
+    from engine.runner import ForkServer
+
+    servers = [ForkServer(root, siblings=1)]
+    first = servers[0]
+    try:
+        servers.append(first.sibling())
+        first.submit("tests.engine.test_prefetch", "lineage", 60)
+        servers[1].submit("tests.engine.test_prefetch", "lineage", 60)
+        by_first, by_sibling = first.result().output.split(), servers[1].result().output.split()
+        assert int(by_first[0]) == first.process.pid
+        assert int(by_sibling[1]) == first.process.pid != int(by_sibling[0])
+    finally:
+        for server in reversed(servers):  # the sibling first: the server that forked it waits for it
+            server.close()
