@@ -7,20 +7,19 @@ it, so a palette chosen on one page never leaks into the next.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import axe_playwright_python
-from playwright.sync_api import Error as PlaywrightError
 
 CHROMIUM = os.environ.get("NMB_CHROMIUM", "/usr/bin/chromium")
 AXE_SOURCE = (Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text(encoding="utf-8")
 VIEWPORT = {"width": 1280, "height": 900}
 REPORTED = ("moderate", "serious", "critical")  # every impact but "minor"
+NETWORK_SCHEMES = {"http", "https", "ws", "wss"}  # requests that could leave the machine (not data: or blob:)
 # Run in every page before its own scripts.
 INIT_SCRIPT = """
 // Material draws each diagram into a closed shadow root: open it, so the tests can look inside.
@@ -140,7 +139,6 @@ class Visit:
     console_errors: list[str] = field(default_factory=list)
     requests: set = field(default_factory=set)  # every request this page made (not the page before it)
     in_flight: set = field(default_factory=set)
-    search_documents: bool = True  # False: the search index comes with its configuration and no documents
 
     def settle(self, quiet_ms: int = 150, timeout_s: float = 10) -> None:
         """Wait until no request has been in flight for `quiet_ms` (late fetches fail loudly too)."""
@@ -170,11 +168,13 @@ class Visit:
 
 
 class Reader:
-    """One browser context and one tab that every visit navigates, every request for another host blocked.
+    """One browser context and one tab that every visit navigates; a request for another host fails (the
+    browser resolves no other host: `launch`) and is reported.
 
     A new tab per page would start a renderer process per page and compile the theme's scripts again:
-    reusing one halves what opening a page costs. Each visit starts from a blank page, with nothing
-    stored and the reader's system preference for the colour scheme."""
+    reusing one halves what opening a page costs. Nothing is routed through Playwright either, which
+    would turn the browser's HTTP cache off. Each visit starts from a blank page, with nothing stored
+    and the reader's system preference for the colour scheme."""
 
     def __init__(self, browser):
         self.context = browser.new_context(viewport=VIEWPORT)
@@ -185,11 +185,11 @@ class Reader:
                                      ".forEach(k => localStorage.removeItem(k))")
         self.page = None
         self.visit: Visit | None = None
-        self.routed: str | None = None  # the origin allowed: its requests pass and it may use the clipboard
+        self.granted: set[str] = set()  # the origins that may use the clipboard
 
     def _tab(self):
         if self.page is None or self.page.is_closed():
-            self.page, self.routed = self.context.new_page(), None
+            self.page = self.context.new_page()
             self.page.on("request", self._request)
             self.page.on("requestfinished", self._finished)
             self.page.on("requestfailed", self._failed)
@@ -198,31 +198,12 @@ class Reader:
             self.page.on("pageerror", lambda error: self.visit.console_errors.append(f"uncaught: {error}"))
         return self.page
 
-    def _block(self, route):
-        self.visit.blocked.append(route.request.url)
-        route.abort("blockedbyclient")
-
-    def _search_index(self, route):
-        """The language's search index as the site serves it, or, for a visit that reads no search results,
-        with its configuration (languages, separator, pipeline) and no documents: the search worker starts
-        and loads its language's scripts as on any visit, and indexes nothing (a whole language's index,
-        built on every page, was about half a second of the browser's work a visit)."""
-        if self.visit.search_documents:
-            route.continue_()
-            return
-        try:
-            response = route.fetch()
-            if not response.ok:
-                route.fulfill(response=response)
-                return
-            index = json.loads(response.text())
-            route.fulfill(response=response, body=json.dumps({**index, "docs": []}))
-        except PlaywrightError:
-            pass  # the page was left while its index was on its way: nobody waits for the answer
-
     def _request(self, request):
-        self.visit.requests.add(request)
-        self.visit.in_flight.add(request)
+        visit = self.visit
+        visit.requests.add(request)
+        visit.in_flight.add(request)
+        if urlsplit(request.url).scheme in NETWORK_SCHEMES and not request.url.startswith(visit.origin + "/"):
+            visit.blocked.append(request.url)
 
     def _finished(self, request):
         self.visit.in_flight.discard(request)
@@ -248,20 +229,15 @@ class Reader:
         if message.type == "error" and not (visit.expect_status >= 400 and own_status):
             visit.console_errors.append(f"{message.text} at {where}")
 
-    def open(self, origin: str, url: str, scheme: str = "light", expect_status: int = 200,
-             search_documents: bool = True) -> Visit:
-        """Open `url` with `prefers-color-scheme: scheme`; block and record every non-local request; without
-        `search_documents`, the search index has none (_search_index)."""
+    def open(self, origin: str, url: str, scheme: str = "light", expect_status: int = 200) -> Visit:
+        """Open `url` with `prefers-color-scheme: scheme`, recording every request for another origin."""
         page = self._tab()
-        if self.routed != origin:
+        if origin not in self.granted:
             self.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
-            page.unroute_all()
-            page.route(re.compile(rf"^(?!{re.escape(origin)}/)"), self._block)
-            page.route(re.compile(rf"^{re.escape(origin)}/.*search/search_index\.json$"), self._search_index)
-            self.routed = origin
+            self.granted.add(origin)
         page.set_viewport_size(VIEWPORT)  # as a visit that failed halfway may have left it
         page.emulate_media(color_scheme=scheme)
-        self.visit = visit = Visit(page, origin, url, expect_status, search_documents=search_documents)
+        self.visit = visit = Visit(page, origin, url, expect_status)
         answer = page.goto(url, wait_until="load")
         if answer is None or answer.status != expect_status:
             visit.failed.append(f"{url} answered {answer.status if answer else None}, not {expect_status}")

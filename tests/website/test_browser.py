@@ -102,7 +102,7 @@ def read_page(reader, server, site_dir: Path, site_page: SitePage) -> list[str]:
     if not source.is_file():
         return [f"{site_page.path} was not built"]
     diagrams = source.read_text(encoding="utf-8").count('<pre class="mermaid">')
-    visit = reader.open(server.origin, server.url(site_page.path), search_documents=False)  # searching: below
+    visit = reader.open(server.origin, server.url(site_page.path))
     try:
         page = visit.page
         problems = []
@@ -123,8 +123,8 @@ def read_page(reader, server, site_dir: Path, site_page: SitePage) -> list[str]:
 
 
 @pytest.mark.parametrize("site_page", PAGES, ids=lambda p: p.id)
-def test_page_reads_well_offline(reader, server, built_site, site_page):
-    problems = read_page(reader, server, built_site, site_page)
+def test_page_reads_well_offline(reader, reading_server, built_site, site_page):
+    problems = read_page(reader, reading_server, built_site, site_page)
     assert not problems, f"{site_page.id}:\n  " + "\n  ".join(problems)
 
 
@@ -244,8 +244,8 @@ def key_pages() -> list[SitePage]:
 
 
 @pytest.mark.parametrize("site_page", home_pages(), ids=lambda p: p.id)
-def test_a_reader_who_prefers_dark_gets_the_dark_scheme(reader, server, site_page):
-    visit = reader.open(server.origin, server.url(site_page.path), scheme="dark")
+def test_a_reader_who_prefers_dark_gets_the_dark_scheme(reader, reading_server, site_page):
+    visit = reader.open(reading_server.origin, reading_server.url(site_page.path), scheme="dark")
     try:
         assert scheme(visit.page) == "slate"
         assert visit.problems() == []
