@@ -4,18 +4,18 @@ import json
 import resource
 import signal
 
-import pytest
-
 from tests.engine.sandbox import Sandbox, include
 
-BIG = "def main():\n    for i in range(1500):\n        print(str(i).rjust(1000, '.'))\n"
+BIG = "def main():\n    for i in range(1500):\n        print(str(i).rjust(1000, '.'))\n"  # a 1.5 MB entry
+SMALL = "def main():\n    print({!r})\n"
 
 
-@pytest.fixture
-def sandbox(tmp_path):
+def sandbox_of(tmp_path, snippets: dict[str, str]) -> Sandbox:
+    """A sandbox whose one page shows each of `snippets` (file name -> source)."""
     sandbox = Sandbox(tmp_path)
-    sandbox.snippet("big.py", BIG)
-    sandbox.page("index", include("big.py"))
+    for name, source in snippets.items():
+        sandbox.snippet(name, source)
+    sandbox.page("index", "".join(include(name) for name in snippets))
     return sandbox
 
 
@@ -42,7 +42,8 @@ sys.addaudithook(kill_on_write)
 """
 
 
-def test_build_killed_mid_write_leaves_no_entry_and_the_next_build_runs_the_call(sandbox, tmp_path_factory):
+def test_build_killed_mid_write_leaves_no_entry_and_the_next_build_runs_the_call(tmp_path, tmp_path_factory):
+    sandbox = sandbox_of(tmp_path, {"small.py": SMALL.format("the entry's output")})
     hook = tmp_path_factory.mktemp("hook")
     (hook / "sitecustomize.py").write_text(KILL_ON_WRITE)
     killed = sandbox.build(env={"PYTHONPATH": str(hook)})
@@ -50,8 +51,8 @@ def test_build_killed_mid_write_leaves_no_entry_and_the_next_build_runs_the_call
     assert entries(sandbox) == []  # the file being written never took the entry's name
     healed = sandbox.build()
     assert healed.returncode == 0, healed.log
-    assert executed(sandbox) == ["snippets.big.main"]
-    assert "1499".rjust(1000, ".") in healed.page("en")
+    assert executed(sandbox) == ["snippets.small.main"]
+    assert "the entry's output" in healed.page("en")
 
 
 def limit_file_size():
@@ -59,7 +60,8 @@ def limit_file_size():
     resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
 
 
-def test_full_disk_mid_write_fails_the_build_and_leaves_no_entry(sandbox):
+def test_full_disk_mid_write_fails_the_build_and_leaves_no_entry(tmp_path):
+    sandbox = sandbox_of(tmp_path, {"big.py": BIG})
     full = sandbox.build(preexec_fn=limit_file_size)
     assert full.returncode != 0 and "File too large" in full.log, full.log
     assert list((sandbox.path / ".cache" / "snippets").iterdir()) == []  # nor a temporary file
@@ -74,17 +76,14 @@ DAMAGES = {"truncated": lambda text: text[: len(text) // 2].encode(), "empty": l
 
 def test_unreadable_entries_are_misses_each_said_in_one_line(tmp_path):
     """One entry damaged each way; the next build runs those calls again and names each entry once."""
-    sandbox = Sandbox(tmp_path)
-    for number in range(len(DAMAGES)):
-        sandbox.snippet(f"big{number}.py", BIG.replace("1000", str(1000 + number)))
-    sandbox.page("index", "".join(include(f"big{number}.py") for number in range(len(DAMAGES))))
+    sandbox = sandbox_of(tmp_path, {f"entry{number}.py": SMALL.format(f"entry {number}") for number in range(len(DAMAGES))})
     assert sandbox.build().returncode == 0
     texts = {entry: entry.read_text() for entry in entries(sandbox)}
     for entry, damage in zip(texts, DAMAGES.values()):
         entry.write_bytes(damage(texts[entry]))
     healed = sandbox.build()
     assert healed.returncode == 0, healed.log
-    calls = [f"snippets.big{number}.main" for number in range(len(DAMAGES))]
+    calls = [f"snippets.entry{number}.main" for number in range(len(DAMAGES))]
     assert sorted(executed(sandbox)) == calls
     lines = [line for line in healed.log.splitlines() if "cache entry" in line]
     assert len(lines) == len(DAMAGES), healed.log
