@@ -182,9 +182,9 @@ class Executor:
         if lanes:
             servers.append(ForkServer(self.root, compiler=compiler, siblings=lanes - 1))
         while in_process or isolated.calls or busy:
-            while 0 < len(servers) < lanes and servers[0].ready():
-                servers.append(servers[0].sibling())  # forks of the first, before it takes a call
-            for server in servers:
+            if 0 < len(servers) < lanes and servers[0].ready():  # its siblings, before it takes a call
+                servers += [servers[0].sibling() for _ in range(lanes - len(servers))]
+            for server in servers if len(servers) == lanes else []:
                 if (server not in busy and len(busy) < workers - (1 if in_process else 0) and server.ready()
                         and (taken := isolated.take()) is not None):
                     progress.start(self.name(*taken))

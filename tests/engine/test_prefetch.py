@@ -99,32 +99,23 @@ def test_two_calls_that_start_ranks_never_run_side_by_side():
     assert queue.take() == "multi2" and queue.take() is None and queue.calls == []
 
 
-def test_a_fork_server_makes_its_imports_while_its_creator_goes_on(root):
-    from engine.runner import ForkServer
-
-    server = ForkServer(root)
-    try:
-        assert not server.ready()  # it is still importing torch
-        assert server.forks is True and server.ready()  # `forks` waits for the server's first line
-    finally:
-        server.close()
-
-
 def lineage():
     """A call's output: the process id of the server that forked it, and of that server's parent."""
     server = os.getppid()
     print(server, Path(f"/proc/{server}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
-def test_a_sibling_is_a_fork_of_its_server_and_answers_only_its_own_requests(root):
-    """A second lane of calls without importing torch again: the sibling is a fork of the first server,
-    and each runs only the calls sent to it (the first's next request follows the sibling's at once)."""
+def test_a_fork_server_imports_while_its_creator_goes_on_then_forks_a_sibling_for_a_second_lane(root):
+    """The second lane of calls costs no imports: the sibling is a fork of the first server, and each runs
+    only the calls sent to it (the first's next request follows the sibling's at once)."""
     from engine.runner import ForkServer
 
     servers = [ForkServer(root, siblings=1)]
     first = servers[0]
     try:
-        servers.append(first.sibling())
+        assert not first.ready()  # it is still importing torch
+        servers.append(first.sibling())  # `sibling` waits for the server's first line (`forks`)
+        assert first.ready() and first.forks is True
         first.submit("tests.engine.test_prefetch", "lineage", 60)
         servers[1].submit("tests.engine.test_prefetch", "lineage", 60)
         by_first, by_sibling = first.result().output.split(), servers[1].result().output.split()
