@@ -106,15 +106,16 @@ def wait(pid: int, timeout: float, parent: int) -> int | str:
             pass
 
 
-def serve(requests, forks: bool, parent: int, siblings: list[tuple[int, int]]) -> int:
+def serve(requests, forks: bool, parent: int, siblings: dict[int, tuple[int, int]]) -> int:
     """Say whether calls fork, then answer each request read from `requests` until it ends: a call, or
-    {"sibling": i}, which starts a sibling server on the i-th pair of `siblings` (see start_sibling)."""
+    {"sibling": i}, which starts a sibling server on the pair of file descriptors `siblings` holds under
+    i, and closes them here (see start_sibling)."""
     print(json.dumps({"fork": forks}), flush=True)
     started = []
     for line in requests:
         request = json.loads(line)
         if "sibling" in request:
-            started.append(start_sibling(siblings[request["sibling"]], forks, siblings))
+            started.append(start_sibling(siblings.pop(request["sibling"]), forks, siblings))
             continue
         pid = os.fork()
         if pid == 0:
@@ -126,7 +127,7 @@ def serve(requests, forks: bool, parent: int, siblings: list[tuple[int, int]]) -
     return 0
 
 
-def start_sibling(pair: tuple[int, int], forks: bool, siblings: list[tuple[int, int]]) -> int:
+def start_sibling(pair: tuple[int, int], forks: bool, others: dict[int, tuple[int, int]]) -> int:
     """Fork a second server, in the same state as this one (its imports made, no call run), that reads
     its requests from `pair`'s first file descriptor and answers on its second: one server's imports
     serve two lanes of calls. The sibling reads from a fresh buffer, not from whatever this server has
@@ -138,11 +139,11 @@ def start_sibling(pair: tuple[int, int], forks: bool, siblings: list[tuple[int, 
         try:
             os.dup2(pair[0], 0)
             os.dup2(pair[1], 1)
-            for fd in {fd for both in siblings for fd in both}:
+            for fd in {*pair, *(fd for both in others.values() for fd in both)}:  # its own now 0 and 1
                 os.close(fd)
             sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - for as long as it lives
             sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-            status = serve(sys.stdin, forks, os.getppid(), [])
+            status = serve(sys.stdin, forks, os.getppid(), {})
         finally:
             os._exit(status)
     for fd in pair:
@@ -150,11 +151,13 @@ def start_sibling(pair: tuple[int, int], forks: bool, siblings: list[tuple[int, 
     return pid
 
 
-def sibling_pairs(argv: list[str]) -> list[tuple[int, int]]:
-    """The file descriptor pairs after `--siblings` ("r,w;r,w"), which the engine passed for siblings."""
+def sibling_pairs(argv: list[str]) -> dict[int, tuple[int, int]]:
+    """The file descriptor pairs after `--siblings` ("r,w;r,w"), which the engine passed for siblings, by
+    their place in that list."""
     if "--siblings" not in argv:
-        return []
-    return [tuple(map(int, pair.split(","))) for pair in argv[argv.index("--siblings") + 1].split(";")]
+        return {}
+    pairs = argv[argv.index("--siblings") + 1].split(";")
+    return {i: tuple(map(int, pair.split(","))) for i, pair in enumerate(pairs)}
 
 
 def main() -> int:
