@@ -3,8 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# Headless Chromium for the browser tests: Debian's package, driven by Playwright's Python API
-# (Playwright's own browser download is never used). CHROMIUM=... points at another binary.
+# Debian's Chromium (`make packages`), for the browser tests
 CHROMIUM ?= /usr/bin/chromium
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 export NO_MKDOCS_2_WARNING := 1
@@ -24,7 +23,7 @@ export UV_CACHE_DIR ?= $(CURDIR)/.cache/uv
 FIND_LINKS = $(foreach link,$(sort $(shell $(PYTHON) -m pip config list 2>/dev/null \
                | sed -n "s/.*find-links='\(.*\)'/\1/p")),--find-links $(link))
 
-.PHONY: setup browser spelling serve build test screenshots bench record clean
+.PHONY: setup packages serve build test screenshots bench record clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv --without-pip $(VENV)
@@ -34,20 +33,17 @@ $(STAMP): requirements.txt
 
 setup: $(STAMP)
 
-$(CHROMIUM):
-	$(SUDO) apt-get update -qq
-	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-liberation
+# Debian's packages for the tests, in one apt-get (as root, or through sudo) when a file is missing:
+# Chromium and a font for the browser tests, driven by Playwright's Python API (Playwright's own browser
+# download is never used; CHROMIUM=... points at another binary), and hunspell with Spain's Spanish and
+# US English dictionaries for the tests of the Spanish prose (tests/language/).
+PACKAGE_FILES := $(CHROMIUM) /usr/bin/hunspell /usr/share/hunspell/es_ES.dic /usr/share/hunspell/en_US.dic
+PACKAGES := chromium fonts-liberation hunspell hunspell-es hunspell-en-us
 
-browser: $(CHROMIUM)
-
-# hunspell with Spain's Spanish and US English dictionaries, for the tests of the Spanish prose
-# (tests/language/): Debian's packages.
-HUNSPELL_DICTIONARIES := /usr/share/hunspell/es_ES.dic /usr/share/hunspell/en_US.dic
-
-spelling:
-	@test -x /usr/bin/hunspell $(foreach d,$(HUNSPELL_DICTIONARIES),-a -f $(d)) || { \
+packages:
+	@test $(foreach file,$(PACKAGE_FILES),-e $(file) -a) -e / || { \
 	  $(SUDO) apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends hunspell hunspell-es hunspell-en-us; }
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(PACKAGES); }
 
 serve: setup
 	$(PY) -m mkdocs serve --dirty --dev-addr 127.0.0.1:8000 --livereload
@@ -55,12 +51,15 @@ serve: setup
 build: setup
 	$(PY) -m mkdocs build --strict --site-dir site
 
-test: setup browser spelling
+# The venv and Debian's packages install side by side (one waits on the disk and the network while the
+# other unpacks): a sub-make with two jobs.
+test:
+	@$(MAKE) --no-print-directory --jobs=2 setup packages
 	$(PY) -m pytest
 
 # Full-page screenshots of the home page and every lab page, both languages, light and dark, into
 # artifacts/screenshots/ (pictures for authors: `make test` leaves them out).
-screenshots: setup browser
+screenshots: setup packages
 	$(PY) -m pytest -m screenshots tests/website/test_browser.py
 
 bench: setup
