@@ -42,13 +42,15 @@ LANES = 4  # calls that share the GPUs (none of them reads a clock)
 
 
 def cuda_calls(root: Path) -> list[tuple[Path, str]]:
-    """(snippet file, function) for every CUDA snippet call that a page includes."""
+    """(snippet file, function) for every CUDA snippet call whose recording a page shows: the calls pages
+    include, and those whose recordings an included snippet reads (a page showing a recording folded)."""
     found = set()
     for page in sorted((root / "docs").rglob("*.md")):
         for include in page_includes(page.read_text(encoding="utf-8")):
             path = snippet_path(root, include.path)
-            if include.call and "cuda" in declarations(path).devices:
-                found.add((path, include.call))
+            calls = [(path, include.call)] if include.call else []
+            found.update((p, call) for p, call in calls + recordings.read_calls(root, path)
+                         if "cuda" in declarations(p).devices)
     return sorted(found)
 
 

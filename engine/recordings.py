@@ -53,11 +53,21 @@ def stale_reason(root: Path, path: Path, call: str) -> str | None:
     return None
 
 
-def drawn_from(root: Path, path: Path) -> Recording | None:
-    """The GPU recording a CPU snippet reads (declared among its INPUTS), if it reads one."""
+def read_calls(root: Path, path: Path) -> list[tuple[Path, str]]:
+    """(snippet file, function) of each GPU recording the snippet at `path` reads (declared among its
+    INPUTS as `recordings/<module>.<function>.json`)."""
+    calls = []
     for name in declarations(path).inputs:
         if name.startswith(FOLDER + "/") and name.endswith(".json"):
-            return read(root / PACKAGE / name)
+            module, call = name.removeprefix(FOLDER + "/").removesuffix(".json").rsplit(".", 1)
+            calls.append(((root / PACKAGE / module.replace(".", "/")).with_suffix(".py").resolve(), call))
+    return calls
+
+
+def drawn_from(root: Path, path: Path) -> Recording | None:
+    """The GPU recording a CPU snippet reads (declared among its INPUTS), if it reads one."""
+    for recorded, call in read_calls(root, path):
+        return load(root, recorded, call)
     return None
 
 

@@ -78,6 +78,23 @@ def test_two_gpu_machine_records_the_two_gpu_snippet(project, monkeypatch, capsy
     assert recorded(project, "two_gpus")["output"] == "both GPUs talked\n"
 
 
+def test_a_recording_that_a_page_shows_folded_is_recorded_too(tmp_path, monkeypatch, capsys):
+    """A page may show a CUDA snippet's code alone and its recording through a snippet that reads it (INPUTS,
+    as lab 03 folds long lines): `make record` finds that call too, and re-records it once its source changes."""
+    sandbox = Sandbox(tmp_path)
+    demo = sandbox.snippet("demo.py", 'DEVICES = ("cuda",)\ndef main():\n    print("a kernel ran")\n')
+    sandbox.snippet("demo_folded.py", 'INPUTS = ("recordings/demo.main.json",)\ndef main():\n    print("folded")\n')
+    sandbox.page("index", include("demo.py", call=None) + include("demo_folded.py", show="output"))
+    monkeypatch.setattr(record, "ROOT", tmp_path)
+    assert record.cuda_calls(tmp_path) == [(demo.resolve(), "main")]
+    recordings.save(tmp_path, demo, "main", "a kernel ran\n", ONE_H100)
+    assert record.main(["--dry-run"]) == 0
+    assert capsys.readouterr().out == "0 recording(s) to make\n"
+    demo.write_text(demo.read_text() + "# changed\n")
+    assert record.main(["--dry-run"]) == 0
+    assert capsys.readouterr().out == "1 recording(s) to make\n  snippets.demo.main()\n"
+
+
 @pytest.mark.parametrize("line", [
     "RuntimeError: CUDA error: invalid device ordinal",
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB",
