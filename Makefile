@@ -33,17 +33,17 @@ $(STAMP): requirements.txt
 
 setup: $(STAMP)
 
-# Debian's packages for the tests, in one apt-get (as root, or through sudo) when a file is missing:
-# Chromium and a font for the browser tests, driven by Playwright's Python API (Playwright's own browser
-# download is never used; CHROMIUM=... points at another binary), and hunspell with Spain's Spanish and
-# US English dictionaries for the tests of the Spanish prose (tests/language/).
-PACKAGE_FILES := $(CHROMIUM) /usr/bin/hunspell /usr/share/hunspell/es_ES.dic /usr/share/hunspell/en_US.dic
-PACKAGES := chromium fonts-liberation hunspell hunspell-es hunspell-en-us
+# Debian's packages for the tests, those missing in one apt-get (as root, or through sudo): Chromium and
+# a font for the browser tests, driven by Playwright's Python API (Playwright's own browser download is
+# never used; CHROMIUM=... points at another binary), and hunspell with Spain's Spanish and US English
+# dictionaries for the tests of the Spanish prose (tests/language/).
+SPELLING_FILES := /usr/bin/hunspell /usr/share/hunspell/es_ES.dic /usr/share/hunspell/en_US.dic
+MISSING_PACKAGES = $(strip $(if $(wildcard $(CHROMIUM)),,chromium fonts-liberation) \
+  $(if $(filter-out $(wildcard $(SPELLING_FILES)),$(SPELLING_FILES)),hunspell hunspell-es hunspell-en-us))
 
 packages:
-	@test $(foreach file,$(PACKAGE_FILES),-e $(file) -a) -e / || { \
-	  $(SUDO) apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(PACKAGES); }
+	$(if $(MISSING_PACKAGES),$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive \
+	  apt-get install -y -qq --no-install-recommends $(MISSING_PACKAGES),@true)
 
 serve: setup
 	$(PY) -m mkdocs serve --dirty --dev-addr 127.0.0.1:8000 --livereload
