@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine import atomic
-from engine.sources import PACKAGE, SnippetError, declarations, module_name, source_hash
+from engine.sources import PACKAGE, SnippetError, declarations, module_name, snippet_path, source_hash
 
 log = logging.getLogger("mkdocs.engine")
 FOLDER = "recordings"
@@ -60,7 +60,7 @@ def read_calls(root: Path, path: Path) -> list[tuple[Path, str]]:
     for name in declarations(path).inputs:
         if name.startswith(FOLDER + "/") and name.endswith(".json"):
             module, call = name.removeprefix(FOLDER + "/").removesuffix(".json").rsplit(".", 1)
-            calls.append(((root / PACKAGE / module.replace(".", "/")).with_suffix(".py").resolve(), call))
+            calls.append((snippet_path(root, module.replace(".", "/") + ".py"), call))
     return calls
 
 
