@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from engine import atomic
+from engine import atomic, numerics
 from engine.progress import Progress
-from engine.runner import ForkServer, Result, mask_addresses, run_in_process, run_in_subprocess
+from engine.runner import ForkServer, Result, child_env, mask_addresses, run_in_process, run_in_subprocess
 from engine.sources import (SnippetError, compiles, declarations, measures_time, module_name, source_hash,
                             starts_processes, starts_ranks)
 
@@ -42,6 +42,8 @@ def build_environment() -> dict[str, str]:
         "torch": package_version("torch"),
         "triton": package_version("triton"),
         "device": "cpu",
+        "kernels": numerics.KERNELS,
+        "numerics": " ".join(f"{k}={v}" for k, v in sorted(numerics.PINNED.items())),
     }
 
 
@@ -134,7 +136,7 @@ class Executor:
         """Execute every call not cached yet, before any page renders, `jobs()` at a time: in-process calls
         one after another in this process, isolated ones meanwhile in children of fork servers, never two
         that start ranks at once (Queue). This process starts no thread: an in-process call (a profiler,
-        say) sees only itself. A call that reads a clock runs last, with nothing beside it. Failures are
+        say) sees only itself. A call that reads a clock runs last, with nothing beside it, in a fresh interpreter. Failures are
         kept in memory for the page that shows the call to report."""
         todo = [c for c in dict.fromkeys(calls) if self.missing(*c)]
         if not todo:
@@ -156,14 +158,9 @@ class Executor:
         progress.queue([self.name(*c) for c in in_process + isolated.calls + alone])
         try:
             self._side_by_side(in_process, isolated, workers, servers, progress, compiler)
-            for path, call in alone:
+            for path, call in alone:  # in a fresh interpreter each: without MKL's slow branch (numerics)
                 progress.start(self.name(path, call))
-                if declarations(path).isolate:
-                    server = self._idle_server(servers, compiler)
-                    server.submit(module_name(self.root, path), call, declarations(path).timeout)
-                    self._collect(server, path, call)
-                else:
-                    self._compute(path, call, self._in_process)
+                self._compute(path, call, self._timed)
                 progress.finish(self.name(path, call))
         finally:
             progress.close()
@@ -204,12 +201,6 @@ class Executor:
                 isolated.done((path, call))
                 progress.finish(self.name(path, call))
 
-    def _idle_server(self, servers: list[ForkServer], compiler: bool) -> ForkServer:
-        """A server for a call that runs alone: the first there is, else a new one."""
-        if not servers:
-            servers.append(ForkServer(self.root, compiler=compiler))
-        return servers[0]
-
     def _collect(self, server: ForkServer, path: Path, call: str) -> None:
         """Keep the result of the call `server` ran (see _compute)."""
         self._compute(path, call, lambda module, call_, timeout: server.result(), server.started)
@@ -231,6 +222,11 @@ class Executor:
 
     def _fresh(self, module: str, call: str, timeout: float) -> Result:
         return run_in_subprocess(self.root, module, call, timeout)
+
+    def _timed(self, module: str, call: str, timeout: float) -> Result:
+        """A call that reads a clock: a fresh interpreter with the pins but MKL's slow branch."""
+        return run_in_subprocess(self.root, module, call, timeout,
+                                 numerics.timed_environment(child_env(self.root)))
 
     def _execute(self, path: Path, call: str, runner=None, started: float | None = None) -> Result:
         settings = declarations(path)

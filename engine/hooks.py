@@ -22,8 +22,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the engine package itself, wherever the config lives
     sys.path.insert(0, str(ROOT))
 
-from engine import (atomic, background, interface, notebook_html, notebook_pages, notebooks, pages,  # noqa: E402
-                    render, render_cache, search_split, sources, translations)
+from engine import (atomic, background, interface, notebook_html, notebook_pages, notebooks,  # noqa: E402
+                    numerics, pages, render, render_cache, search_split, sources, translations)
 from engine.execute import SLEEPING_OPENMP, Executor, jobs  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
 from engine.sources import SnippetError  # noqa: E402
@@ -35,6 +35,9 @@ _state = {"command": "build", "dirty": False, "expected": {}, "signatures": {}, 
 
 def on_startup(command, dirty):
     _state["command"], _state["dirty"] = command, dirty
+    if (reason := numerics.unsupported()) is not None:
+        raise PluginError(f"unsupported machine: {reason}")
+    numerics.pin()  # before anything imports torch, MKL or NumPy: every call and child inherits it
     os.environ.setdefault("OMP_WAIT_POLICY", SLEEPING_OPENMP)  # read when torch loads OpenMP: before any call
 
 

@@ -7,8 +7,9 @@ import textwrap
 
 LABELS = {
     "en": {
-        "built": "Output built on CPU with torch {torch}, Python {python}.",
-        "built_triton": "Output built on CPU with torch {torch}, triton {triton} (interpreter), Python {python}.",
+        "built": "Output built on CPU ({kernels} kernels) with torch {torch}, Python {python}.",
+        "built_triton": "Output built on CPU ({kernels} kernels) with torch {torch}, triton {triton} (interpreter), "
+                        "Python {python}.",
         "drawn": "Output drawn at build time from the recording made on {gpu} with torch {torch}, triton {triton}, "
                  "CUDA {cuda}, on {date}.",
         "recorded": "Output recorded on {gpu} with torch {torch}, triton {triton}, CUDA {cuda}, on {date}.",
@@ -22,8 +23,9 @@ LABELS = {
                    "the output is ready.",
     },
     "es": {
-        "built": "Salida generada en CPU con torch {torch} y Python {python}.",
-        "built_triton": "Salida generada en CPU con torch {torch}, triton {triton} (intérprete) y Python {python}.",
+        "built": "Salida generada en CPU (kernels {kernels}) con torch {torch} y Python {python}.",
+        "built_triton": "Salida generada en CPU (kernels {kernels}) con torch {torch}, triton {triton} (intérprete) "
+                        "y Python {python}.",
         "drawn": "Salida dibujada al generar el sitio a partir de la grabación hecha en {gpu} con torch {torch}, "
                  "triton {triton} y CUDA {cuda}, el {date}.",
         "recorded": "Salida grabada en {gpu} con torch {torch}, triton {triton} y CUDA {cuda}, el {date}.",

@@ -13,9 +13,13 @@ os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine.execute import SLEEPING_OPENMP  # noqa: E402 - imports neither torch nor triton
+from engine import numerics  # noqa: E402 - imports neither torch nor triton
+from engine.execute import SLEEPING_OPENMP  # noqa: E402
 
 os.environ.setdefault("OMP_WAIT_POLICY", SLEEPING_OPENMP)  # as the build sets it: workers share cores
+if (_reason := numerics.unsupported()) is not None:
+    pytest.exit(f"unsupported machine: {_reason}", returncode=2)
+numerics.pin()  # as the build pins it, before any test imports torch: the outputs the tests check are the site's
 
 
 # Test modules whose tests share what a module-scoped fixture made once (one launch of every distributed
