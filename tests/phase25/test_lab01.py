@@ -10,6 +10,7 @@ from snippets.phase25.lab01 import deliverable, exercises
 from snippets.phase25.lab01.chain import cross_entropy_graph, walk_by_hand
 from snippets.phase25.lab01.compare import TOLERANCE, comparison, max_errors
 from snippets.phase25.lab01.float32_error import spacing, sweep
+from snippets.phase25.lab01.kernel_levels import sweep_at
 from snippets.phase25.lab01.hand_gradients import LOSSES
 from snippets.phase25.lab01.minigpt_head import head_errors, sgd_step
 from snippets.phase25.theory02.graph_walk import label, walk
@@ -33,6 +34,13 @@ def test_float32_cross_entropy_errors_are_a_few_ulps_and_can_exceed_1e_7():
         assert row["error"] <= 8 * spacing(row["value"])  # a few rounding steps of the value it lands on
         assert row["all_close"]  # torch.testing's float32 tolerances hold
     assert any(row["error"] > TOLERANCE for row in rows)  # 1e-7 absolute is not a float32 target
+
+
+def test_a_fresh_process_at_the_pinned_level_draws_the_pinned_table():
+    """The AVX2 column of the kernel-levels table is the sweep every other CPU output is built under;
+    the default level draws another table from the same code."""
+    assert sweep_at("avx2")["rows"] == sweep()
+    assert sweep_at("default")["rows"] != sweep()
 
 
 def test_comparison_table_rows():
