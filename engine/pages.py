@@ -99,6 +99,9 @@ class Site:
             if not result.ok:
                 raise SnippetError(f"{result.error.rstrip()}\n--- output before the failure ---\n{result.output}")
             _hold_claims(path, call, claims.Output(result.output, "cpu", self.executor.environment))
+            for recorded, recorded_call in recordings.read_calls(self.root, path):  # what it was drawn from
+                if (drawn := recordings.current(self.root, recorded, recorded_call)) is not None:
+                    _hold_claims(recorded, recorded_call, claims.Output(drawn.output, "cuda", drawn.provenance))
             cpu = render.output(result.output, self.built_label(path, self.lang), self.lang, raw)
         if "cuda" in devices:
             recording = recordings.current(self.root, path, call)

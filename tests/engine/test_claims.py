@@ -97,11 +97,15 @@ def _claimed_calls(root: Path):
     for page in sorted((root / "docs").rglob("*.md")):
         for inc in page_includes(page.read_text(encoding="utf-8")):
             if inc.call and inc.show in ("both", "output"):
-                yield page, inc.call, snippet_path(root, inc.path)
+                path = snippet_path(root, inc.path)
+                yield page, inc.call, path
+                for recorded, call in recordings.read_calls(root, path):  # a recording it shows, folded
+                    yield page, call, recorded
 
 
 def test_every_claim_names_a_section_of_a_page_that_shows_its_output(root):
-    """A reader finds each claim's sentence: the anchor is a heading of a page showing that output."""
+    """A reader finds each claim's sentence: the anchor is a heading of a page showing that output (or a
+    snippet drawn from its recording)."""
     anchors = {}
     for page, call, path in _claimed_calls(root):
         text = page.read_text(encoding="utf-8")

@@ -8,7 +8,7 @@ import torch
 
 from engine.sources import source_hash
 from snippets.phase24.triton_softmax import kernels
-from snippets.phase25.lab02 import compile_demo, deliverable, direct_launch, exercises, gradcheck_demo, inlined, opcheck_demo, ops, wrong_fake
+from snippets.phase25.lab02 import compile_demo, deliverable, direct_launch, exercises, gradcheck_demo, inlined, no_fake, opcheck_demo, ops, wrong_fake
 from snippets.phase25.lab02.generated import call_function, compile_step
 
 
@@ -25,6 +25,12 @@ def test_opcheck_passes_every_test_for_every_sample():
         assert set(verdicts) == {"test_schema", "test_autograd_registration", "test_faketensor",
                                  "test_aot_dispatch_dynamic"}
         assert set(verdicts.values()) == {"SUCCESS"}
+
+
+def test_an_op_without_fake_runs_eagerly_but_does_not_trace():
+    difference, failure = no_fake.without_fake()
+    assert difference < 1e-6
+    assert failure[0].startswith("TorchRuntimeError") and failure[1].startswith("There was no fake impl registered")
 
 
 def test_the_op_is_the_kernel_and_its_gradient():
@@ -89,6 +95,7 @@ def test_exercises():
     assert wrong["opcheck"].startswith("test_faketensor failed: Stride mismatch!")
     calls = exercises.gradcheck_calls(fast_mode=True)
     assert calls["softmax"] <= 4 and calls["softmax_backward"] <= 4
+    assert calls["zero dy"] == 2  # gradcheck's multiply-by-grad_output test and the undefined gradient test
 
 
 def test_direct_launch_has_no_graph_and_does_not_compile_in_the_interpreter():

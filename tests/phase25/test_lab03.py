@@ -62,7 +62,8 @@ def test_compiled_tiny_head_matches_eager_within_1e_6():
 
 def test_compiled_minigpt_is_close_and_fuses_its_attention_softmax():
     result = compile_minigpt()
-    assert result["assert_close"] == "passes"
+    verdict = result["assert_close"]
+    assert verdict["verdict"] == "passes" and verdict["share"] <= 1  # assert_close's verdict is its worst share
     assert result["logits_diff"] < 1e-6 * 100 * result["largest_logit"]
     name, source = attention_softmax(result["code"])
     assert all(op in name for op in ("_softmax", "masked_fill", "tril"))

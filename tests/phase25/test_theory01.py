@@ -88,6 +88,9 @@ def test_one_key_override_changes_only_cpu_and_leaves_nothing_behind():
     assert report["linear(x, W, b) inside the block"][1] == "y.grad_fn: AddmmBackward0"
     assert report["linear(x, W, b) inside the block"][2].endswith("True, True")
     assert report["linear(x, W, b) after the block"] == ["our kernel ran 0 more time(s)"]
+    dump = report['_dispatch_dump("aten::addmm") inside the block, CPU and Meta']
+    assert [line.split("  ")[0] for line in dump] == ["CPU", "CPU (inactive)", "Meta", "Meta (inactive)"]
+    assert [line.split()[0] for line in one_key.registrations()] == ["CPU", "Meta", "Meta"]
     assert dispatch_table.table("aten::addmm") == before
 
 
@@ -124,8 +127,10 @@ def test_exercise_keys_and_composites():
     assert winners.pop("made under inference_mode()") == "ADInplaceOrView"
     assert set(winners.values()) == {"AutogradCPU"}
     kinds = exercises.composite()
-    assert kinds["aten::linear"] == kinds["aten::softmax.int"] == "CompositeImplicitAutograd"
-    assert kinds["aten::addmm"] == "per-backend kernels"
+    assert kinds["aten::linear"] == kinds["aten::softmax.int"] == (False, ["CompositeImplicitAutograd"])
+    assert kinds["aten::native_layer_norm"] == (True, ["CompositeExplicitAutograd"])
+    assert exercises.decomposing(kinds) == ["aten::linear", "aten::matmul", "aten::softmax.int", "aten::dropout",
+                                            "aten::layer_norm"]
 
 
 @pytest.mark.skipif(cpu_gemm.build_settings()["BLAS_INFO"] != "mkl", reason="MKL verbose needs an MKL build")

@@ -54,7 +54,7 @@ def report(match: dict, minigpt: dict, kernel_name: str, table: dict) -> str:
         f"(bitwise equal: {match['bitwise_equal']}).",
         f"- The full grammar MiniGPT, ({ROWS}, {SEQ_LEN}) token ids: logits differ by up to "
         f"{minigpt['logits_diff']:.3e} (largest |logit| {minigpt['largest_logit']:.1f}), probabilities by up to "
-        f"{minigpt['probs_diff']:.3e}; `torch.testing.assert_close`: {minigpt['assert_close']}. Its attention "
+        f"{minigpt['probs_diff']:.3e}; `torch.testing.assert_close`: {minigpt['assert_close']['verdict']}. Its attention "
         f"softmax compiles to `{attention_softmax(minigpt['code'])[0]}`.\n",
         "## The kernel (Parts C and D)\n",
         f"- `kernel.cpp`: `{kernel_name}`, Inductor's fused softmax on CPU, generated with {PINNED_CPU}; "

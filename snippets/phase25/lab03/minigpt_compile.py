@@ -5,6 +5,7 @@ import re
 import torch
 import torch._inductor.config as inductor_config
 from torch._inductor.utils import run_and_get_code
+from torch.testing._comparison import default_tolerances
 
 from snippets.minigpt.evaluate import HELDOUT_SEED
 from snippets.minigpt.torch_model import load_pretrained, sample_batch
@@ -33,18 +34,34 @@ def compile_minigpt(device: str = "cpu") -> dict:
     with inductor_config.patch(PINNED_CPU if device == "cpu" else {}), torch.no_grad():
         eager = model(ids)
         compiled, (code,) = run_and_get_code(torch.compile(model), ids)
+    largest = eager.abs().max()
     return {"logits_diff": (eager - compiled).abs().max().item(),
             "probs_diff": (eager.softmax(-1) - compiled.softmax(-1)).abs().max().item(),
-            "assert_close": _assert_close_message(compiled, eager),
-            "largest_logit": eager.abs().max().item(), "code": code}
+            "assert_close": assert_close_verdict(compiled, eager),
+            "largest_logit": largest.item(),
+            "ulp_at_largest": (torch.nextafter(largest, largest + 1) - largest).item(), "code": code}
 
 
-def _assert_close_message(actual, expected) -> str:
+def assert_close_verdict(actual: torch.Tensor, expected: torch.Tensor) -> dict:
+    """torch.testing.assert_close's verdict (its first line when it fails), and what decides it: the element
+    whose |actual - expected| uses the largest share of its own tolerance, atol + rtol * |expected|."""
+    rtol, atol = default_tolerances(expected)
+    share = (actual - expected).abs() / (atol + rtol * expected.abs())
+    worst = share.argmax()
     try:
         torch.testing.assert_close(actual, expected)
+        verdict = "passes"
     except AssertionError as error:
-        return str(error).splitlines()[0]
-    return "passes"
+        verdict = str(error).splitlines()[0]
+    return {"verdict": verdict, "rtol": rtol, "atol": atol, "share": share.max().item(),
+            "at": expected.flatten()[worst].item()}
+
+
+def describe_assert_close(result: dict) -> str:
+    """Two lines: the verdict, and its worst element's share of the tolerance there."""
+    return (f"torch.testing.assert_close(compiled, eager) on the logits: {result['verdict']}\n"
+            f"  worst element: {result['share']:.0%} of its tolerance atol + rtol * |eager| "
+            f"= {result['atol']:g} + {result['rtol']:g} * |{result['at']:.3f}|")
 
 
 def kernel_launches(code: str) -> list[tuple[str, int]]:
