@@ -21,6 +21,12 @@ def test_typed_storage_identity_fails_and_data_pointers_agree():
     assert checks["same data_ptr() of the untyped storage"] is True
 
 
+def test_the_storage_checks_print_the_same_after_anything_that_warned_before():
+    torch.zeros(2).storage()  # the deprecation warning torch gives once per process, spent here
+    assert storage_views.identity_checks() == storage_views.identity_checks()
+    assert storage_views.identity_checks()["warning raised by .storage()"].startswith("UserWarning")
+
+
 def test_views_share_bytes_and_contiguous_copies():
     layouts = {name: rest for name, *rest in storage_views.view_layouts()}
     assert layouts["x.t()"] == [(4, 3), (1, 4), 0, False, True]
