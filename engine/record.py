@@ -3,11 +3,14 @@
 Usage: python -m engine.record [--all] [--dry-run] [--only TEXT] [--jobs N]
 Needs only Python and a CUDA build of torch: no docs stack.
 
-A recording cannot be spoiled by the machine that makes it: a snippet that declares more GPUs than the
-machine has (`GPUS = 2`) is skipped, a recording made on more capable hardware (more GPUs, or more GPU
-memory) is never replaced by one made on less, and an output that shows the environment failing (a CUDA
-error, an invalid device ordinal, an out-of-memory, a rank that never started or never finished) is
-reported and not written. Independent recordings run side by side in four lanes, given to the GPUs in
+A recording cannot be spoiled by the machine that makes it: a snippet that declares more GPUs or more
+memory per GPU than the machine has (`GPUS = 2`, `GPU_MEMORY_GIB = 100`) is skipped, a current recording
+made with more GPU memory is never replaced by one made with less (a stale one is: it shows what the code
+no longer prints), an output that shows the environment failing (a CUDA error, an invalid device
+ordinal, an out-of-memory, a rank that never started or never finished) is reported and not written, and
+so is one that breaks a claim. A call whose output holds a verdict (it reads a clock, or compiles) runs
+twice, and a claim that holds on one run and not on the other refuses the recording, naming the verdict
+that moved. Independent recordings run side by side in four lanes, given to the GPUs in
 turn; a call that reads a clock, or needs several GPUs, runs with nothing beside it.
 """
 
@@ -28,7 +31,7 @@ from pathlib import Path
 from engine import claims, recordings
 from engine.includes import page_includes
 from engine.runner import ForkServer, child_env, mask_addresses
-from engine.sources import compiles, declarations, measures_time, module_name, snippet_path
+from engine.sources import Declarations, compiles, declarations, measures_time, module_name, snippet_path
 
 ROOT = Path(__file__).resolve().parent.parent
 # What an output shows when the machine, not the snippet, failed.
@@ -75,19 +78,25 @@ def provenance() -> dict[str, str]:
     }
 
 
-def lacking(needed_gpus: int, machine: dict[str, str], recorded: dict[str, str] | None) -> str | None:
+def lacking(needs: Declarations, machine: dict[str, str], recorded: dict[str, str] | None,
+            stale: bool = False) -> str | None:
     """Why this machine must not record the call, or None: it has fewer GPUs than the snippet declares
-    (GPUs beyond those, which the call never uses, do not count), or less memory per GPU than the
-    machine that made the current recording."""
-    gpus = int(machine["gpu_count"])
-    if gpus < needed_gpus:
-        return f"needs {needed_gpus} GPUs (GPUS = {needed_gpus}), this machine has {gpus}"
-    if recorded is None:
+    (GPUs beyond those, which the call never uses, do not count) or less memory per GPU
+    (GPU_MEMORY_GIB); or the recording is current and was made with more memory per GPU than this
+    machine has. A stale recording shows what the code no longer prints: any machine that meets what the
+    snippet declares replaces it (the label names the GPU that made it)."""
+    gpus, memory = int(machine["gpu_count"]), float(machine.get("gpu_memory_gib") or 0)
+    if gpus < needs.gpus:
+        return f"needs {needs.gpus} GPUs (GPUS = {needs.gpus}), this machine has {gpus}"
+    if memory and memory < needs.gpu_memory_gib:
+        return (f"needs {needs.gpu_memory_gib:g} GiB per GPU (GPU_MEMORY_GIB), this machine's {machine['gpu']} "
+                f"has {memory:g} GiB")
+    if recorded is None or stale:
         return None
-    memory, memory_before = machine.get("gpu_memory_gib"), recorded.get("gpu_memory_gib")
-    if memory and memory_before and float(memory) < MEMORY_TOLERANCE * float(memory_before):
+    memory_before = recorded.get("gpu_memory_gib")
+    if memory and memory_before and memory < MEMORY_TOLERANCE * float(memory_before):
         return (f"the recording was made on {recorded['gpu']} with {memory_before} GiB per GPU, "
-                f"this machine's {machine['gpu']} has {memory} GiB")
+                f"this machine's {machine['gpu']} has {machine['gpu_memory_gib']} GiB; it is current, so it is kept")
     return None
 
 
@@ -99,18 +108,34 @@ def environment_failure(output: str) -> str | None:
     return None
 
 
-def verdict(path: Path, call: str, output: str, ok: bool, error: str | None, info: dict[str, str]) -> str | None:
-    """None when the output may be written; otherwise the report of why not."""
-    failure = environment_failure(output + "\n" + (error or ""))
-    if failure:
-        return (f"NOT RECORDED: the output shows the environment failing ({failure})"
-                f"\n--- output ---\n{output}{error or ''}")
-    if not ok:
-        return f"FAILED\n{output}\n{error}"
-    false = claims.check(path, call, claims.Output(output, "cuda", info))
-    if false:
-        return "NOT RECORDED: its output breaks what the pages say\n" + "\n".join(false) + f"\n--- output ---\n{output}"
+def verdict(path: Path, call: str, runs: list[tuple[str, bool, str | None]], info: dict[str, str]) -> str | None:
+    """None when the output of the first run may be written; otherwise the report of why not. `runs` holds
+    (output, ok, error) of each run of the call."""
+    for output, ok, error in runs:
+        failure = environment_failure(output + "\n" + (error or ""))
+        if failure:
+            return (f"NOT RECORDED: the output shows the environment failing ({failure})"
+                    f"\n--- output ---\n{output}{error or ''}")
+        if not ok:
+            return f"FAILED\n{output}\n{error}"
+    false = [claims.check(path, call, claims.Output(output, "cuda", info)) for output, _, _ in runs]
+    moved = sorted({line for lines in false for line in lines} - set.intersection(*map(set, false)))
+    if moved:
+        held = [", ".join(str(i + 1) for i, lines in enumerate(false) if line not in lines) for line in moved]
+        return (f"NOT RECORDED: a verdict moved between its {len(runs)} runs\n"
+                + "\n".join(f"{line.partition(' is false against')[0]} held on run {runs_held} only"
+                             for line, runs_held in zip(moved, held, strict=True))
+                + "".join(f"\n--- output of run {i + 1} ---\n{output}" for i, (output, _, _) in enumerate(runs)))
+    if false[0]:
+        return ("NOT RECORDED: its output breaks what the pages say\n" + "\n".join(false[0])
+                + f"\n--- output ---\n{runs[0][0]}")
     return None
+
+
+def runs_needed(root: Path, path: Path, call: str) -> int:
+    """Two runs for a call whose output holds a verdict its claims read (it reads a clock, or compiles:
+    a timing comparison, an autotuner's pick, a tolerance check of compiled code), else one."""
+    return 2 if claims.claims(path, call) and (measures_time(root, path) or compiles(root, path)) else 1
 
 
 class Recorder:
@@ -129,17 +154,20 @@ class Recorder:
         name = f"{module_name(self.root, path)}.{call}()"
         start = time.monotonic()
         try:
-            server.submit(module_name(self.root, path), call, declarations(path).timeout * 3)
-            result = server.result()
-            output = mask_addresses(result.output)
-            report = verdict(path, call, output, result.ok, result.error, self.info)
+            runs = []
+            for _ in range(runs_needed(self.root, path, call)):
+                server.submit(module_name(self.root, path), call, declarations(path).timeout * 3)
+                result = server.result()
+                runs.append((mask_addresses(result.output), result.ok, result.error))
+            report = verdict(path, call, runs, self.info)
             if report is None:
-                recordings.save(self.root, path, call, output, self.info)
+                recordings.save(self.root, path, call, runs[0][0], self.info)
         except Exception:  # noqa: BLE001 - a server that died, a recording not written: counted, not fatal
             report = f"ENGINE ERROR\n{traceback.format_exc()}"
         seconds = time.monotonic() - start
         if report is None:
-            self.say(f"recorded {name} in {seconds:.0f} s")
+            runs_said = f" ({len(runs)} runs, the same verdicts)" if len(runs) > 1 else ""
+            self.say(f"recorded {name} in {seconds:.0f} s{runs_said}")
         else:
             with self._print_lock:
                 self.failed += 1
@@ -213,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     allowed = []
     for path, call in todo:
         recorded = recordings.load(ROOT, path, call)
-        reason = lacking(declarations(path).gpus, info, recorded.provenance if recorded else None)
+        reason = lacking(declarations(path), info, recorded.provenance if recorded else None,
+                         stale=recordings.stale_reason(ROOT, path, call) is not None)
         if reason:
             print(f"skipped {module_name(ROOT, path)}.{call}(): {reason}; its recording is left as it is", flush=True)
         else:

@@ -28,10 +28,11 @@ class Declarations:
     timeout: float = 120.0
     inputs: tuple[str, ...] = ()  # data files or folders (relative to snippets/) the output depends on
     gpus: int = field(default=1, repr=False)  # GPUs a recording needs: not part of any output or cache key
+    gpu_memory_gib: float = field(default=0.0, repr=False)  # memory per GPU a recording needs: likewise
 
 
-DECLARED = {"DEVICES", "ISOLATE", "TIMEOUT", "INPUTS", "GPUS"}
-HARDWARE = "GPUS"  # what a recording needs, not what it prints: left out of the source hash
+DECLARED = {"DEVICES", "ISOLATE", "TIMEOUT", "INPUTS", "GPUS", "GPU_MEMORY_GIB"}
+HARDWARE = {"GPUS", "GPU_MEMORY_GIB"}  # what a recording needs, not what it prints: left out of the source hash
 
 
 def snippet_path(root: Path, rel: str) -> Path:
@@ -66,7 +67,7 @@ def parse(path: Path) -> ast.Module:
 
 
 def declarations(path: Path) -> Declarations:
-    """The DEVICES, ISOLATE, TIMEOUT, INPUTS and GPUS constants assigned at module level."""
+    """The DEVICES, ISOLATE, TIMEOUT, INPUTS, GPUS and GPU_MEMORY_GIB constants assigned at module level."""
     if _frozen is None or not path.is_relative_to(_frozen_root):
         return _declarations(_frozen_root, path)
     return _declarations_once(_frozen_root, path)
@@ -323,12 +324,12 @@ def input_files(root: Path, path: Path, modules: list[Path] | None = None) -> li
 
 def _hardware_lines(tree: ast.Module) -> list[ast.Assign]:
     return [node for node in tree.body if isinstance(node, ast.Assign) and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Name) and node.targets[0].id == HARDWARE]
+            and isinstance(node.targets[0], ast.Name) and node.targets[0].id in HARDWARE]
 
 
 def _hashed_bytes(file: Path) -> bytes:
-    """What of a file an output depends on: a module without its claims and its GPUS declaration,
-    any other file whole."""
+    """What of a file an output depends on: a module without its claims and its hardware declarations
+    (GPUS, GPU_MEMORY_GIB), any other file whole."""
     if not file.exists():
         return b"<missing>"  # an input not there yet
     if file.suffix != ".py":

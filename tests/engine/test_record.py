@@ -10,6 +10,7 @@ import torch
 
 from engine import record, recordings
 from engine.runner import child_env
+from engine.sources import Declarations
 from tests.engine.sandbox import Sandbox, include
 
 ONE_H100 = {"gpu": "NVIDIA H100", "gpu_count": "1", "gpu_memory_gib": "79.2", "torch": "2.11", "triton": "3.6",
@@ -112,13 +113,63 @@ def test_ordinary_outputs_are_not_failures():
         assert record.environment_failure(json.loads(name.read_text())["output"]) is None, name
 
 
-def test_more_capable_recordings_are_kept():
-    assert record.lacking(2, ONE_H100, None) == "needs 2 GPUs (GPUS = 2), this machine has 1"
-    assert record.lacking(1, ONE_H100, TWO_H200).startswith("the recording was made on NVIDIA H200 with 139.8 GiB")
-    assert record.lacking(2, TWO_H200, dict(TWO_H200, gpu_count="4")) is None  # the call uses two of them
-    assert record.lacking(1, TWO_H200, ONE_H100) is None
-    assert record.lacking(1, ONE_H100, dict(ONE_H100, gpu_memory_gib="80.0")) is None  # within 5%
-    assert record.lacking(1, ONE_H100, {"gpu": "old", "gpu_count": "1"}) is None  # no memory recorded then
+def test_more_capable_recordings_are_kept_while_current():
+    one, two = Declarations(), Declarations(gpus=2)
+    assert record.lacking(two, ONE_H100, None) == "needs 2 GPUs (GPUS = 2), this machine has 1"
+    assert record.lacking(one, ONE_H100, TWO_H200).startswith("the recording was made on NVIDIA H200 with 139.8 GiB")
+    assert record.lacking(two, TWO_H200, dict(TWO_H200, gpu_count="4")) is None  # the call uses two of them
+    assert record.lacking(one, TWO_H200, ONE_H100) is None
+    assert record.lacking(one, ONE_H100, dict(ONE_H100, gpu_memory_gib="80.0")) is None  # within 5%
+    assert record.lacking(one, ONE_H100, {"gpu": "old", "gpu_count": "1"}) is None  # no memory recorded then
+
+
+def test_a_stale_recording_is_replaced_by_any_machine_that_meets_what_the_snippet_declares():
+    assert record.lacking(Declarations(), ONE_H100, TWO_H200, stale=True) is None
+    big = Declarations(gpu_memory_gib=100)
+    assert record.lacking(big, ONE_H100, TWO_H200, stale=True) == (
+        "needs 100 GiB per GPU (GPU_MEMORY_GIB), this machine's NVIDIA H100 has 79.2 GiB")
+    assert record.lacking(Declarations(gpus=2), ONE_H100, TWO_H200, stale=True).startswith("needs 2 GPUs")
+
+
+def test_a_stale_recording_made_on_a_larger_gpu_is_re_recorded(project, capsys):
+    big = project / "snippets" / "big_memory.py"
+    big.write_text(big.read_text() + "# changed: its recording is stale now\n")
+    assert record.main(["--only", "big_memory"]) == 0
+    assert "recorded snippets.big_memory.main()" in capsys.readouterr().out
+    assert recorded(project, "big_memory")["provenance"]["gpu"] == "NVIDIA H100"
+
+
+FLIPPING = """DEVICES = ("cuda",)
+import time
+from pathlib import Path
+
+def main():
+    started = time.perf_counter()
+    runs = Path(__file__).with_suffix(".runs")
+    runs.write_text(runs.read_text() + "x" if runs.exists() else "x")
+    print("ours is 3.0% faster than torch's" if len(runs.read_text()) == 1 else "ours and torch's tie")
+
+def claim_ours_wins(main):
+    \"\"\"#bench: ours beats the other.\"\"\"
+    return "ours is " in main.line("ours")
+"""
+
+
+def test_a_verdict_that_moves_between_two_runs_is_refused_and_named(tmp_path, monkeypatch, capsys):
+    sandbox = Sandbox(tmp_path)
+    sandbox.snippet("bench.py", FLIPPING)
+    sandbox.snippet("steady.py", FLIPPING.replace("== 1 else", "> 0 else"))
+    sandbox.page("index", "## Bench { #bench }\n" + include("bench.py") + include("steady.py"))
+    monkeypatch.setattr(record, "ROOT", tmp_path)
+    monkeypatch.setattr(record, "provenance", lambda: dict(ONE_H100))
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert record.main(["--all"]) == 1
+    out = capsys.readouterr().out
+    assert "snippets.bench.main()" in out and "NOT RECORDED: a verdict moved between its 2 runs" in out
+    assert "claim claim_ours_wins (#bench: 'ours beats the other.') held on run 1 only" in out
+    assert recorded(tmp_path, "bench") is None
+    assert "recorded snippets.steady.main()" in out and "(2 runs, the same verdicts)" in out
+    assert recorded(tmp_path, "steady")["output"] == "ours is 3.0% faster than torch's\n"
 
 
 PRELOAD = "import itertools; from engine import forkserver; forkserver.threads = itertools.count(1).__next__; " \
