@@ -87,6 +87,14 @@ def test_no_grad_keeps_keys_inference_mode_drops_them():
     assert later["torch.inference_mode()"].startswith("RuntimeError: Inference tensors cannot be saved for backward")
 
 
+def test_inference_mode_skips_inplace_or_view_only_for_inference_tensors():
+    normal, inference = grad_modes.inside_inference_mode().values()
+    assert normal["key set of a call on t"].endswith("ADInplaceOrView)")
+    assert normal["t._version before -> after t.add_(1)"] == "0 -> 1" and normal["t.view(3)._base is t"] == "True"
+    assert "ADInplaceOrView" not in inference["key set of a call on t"]
+    assert inference["t._version before -> after t.add_(1)"].startswith("RuntimeError")
+
+
 def test_custom_function_is_one_node_with_hand_backward():
     graph = custom_function.graph_of_custom()
     assert graph["type(y.grad_fn).__name__"] == "HandLinearBackward"

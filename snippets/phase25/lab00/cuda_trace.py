@@ -77,3 +77,17 @@ def claim_cupti_start_up(main):
     rows = [line for line in main.lines if re.search(r"\d%", line)]
     return (addmm[1] / 2 < request[1] <= addmm[1] - addmm[0] and request[1] > linear[1] / 2
             and self_cpu_percent(main.line("Activity Buffer Request")) == max(map(self_cpu_percent, rows)))
+
+
+def claim_cutlass_under_mm(main):
+    """#gpu: the two aten::mm ran cutlass::Kernel2<cutlass_80_simt_sgemm…>, a CUTLASS-built kernel, with cuBLASLt's splitKreduce_kernel, two launches each; those two kernels are the whole self CUDA time of aten::mm."""
+    launched, table = main.between("GPU kernels launched", "profiler's table"), main.between("profiler's table")
+
+    def self_cuda(needle):  # the Self CUDA column of the table row containing `needle`, in µs
+        value, unit = re.findall(r"([\d.]+)(ms|us)", table.line(needle)[60:])[3]
+        return float(value) * (1000 if unit == "ms" else 1)
+    return (launched.line("cutlass::Kernel2<cutlass_80_simt_sgemm").endswith(": 2")
+            and launched.line("cublasLt::splitKreduce_kernel").endswith(": 2")
+            and table.line("aten::mm").split()[-1] == "2"
+            and math.isclose(self_cuda("cutlass::Kernel2") + self_cuda("splitKreduce_kernel"), self_cuda("aten::mm"),
+                             abs_tol=0.002))

@@ -18,7 +18,8 @@ def row_sums_of_G() -> dict[str, list[float]]:
     x, W, b, target = head_problem(torch.float64)
     G = cross_entropy_grad(F.linear(x, W, b), target)
     return {"row sums of G": G.sum(1).tolist(), "N * G[n, t_n] + 1 = softmax(y)[n, t_n]":
-            (x.shape[0] * G[torch.arange(len(target)), target] + 1).tolist()}
+            (x.shape[0] * G[torch.arange(len(target)), target] + 1).tolist(),
+            "sum of the entries of dL/db = G.sum(0)": [G.sum(0).sum().item()]}
 
 
 def reduction_ratio() -> dict[str, float]:
@@ -78,6 +79,12 @@ def exercise4():
 def claim_rows_sum_to_zero(exercise1):
     """#exercise-1: Each row of `G` sums to zero up to float64 rounding, a few times 1e-17 to 1e-16."""
     return all(abs(v) < 1e-15 for v in exercise1.numbers("row sums of G:"))
+
+
+def claim_bias_gradient_sums_to_zero(exercise1):
+    """#exercise-1: the entries of dL/db sum to zero too, up to float64 rounding (the last line)."""
+    values = exercise1.numbers("G.sum(0):")
+    return len(values) == 1 and abs(values[0]) < 1e-15
 
 
 def claim_target_probability_below_one(exercise1):

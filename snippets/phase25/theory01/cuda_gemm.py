@@ -67,7 +67,7 @@ def main():
 
 
 def claim_no_cutlass(main):
-    """#gemm-gpu: the names in the recording are cuBLAS's own kernels (gemmSN, xmma, nvjet); none comes from a CUTLASS template, which would say so in its name."""
+    """#gemm-gpu: the names in this recording are gemmSN, xmma and nvjet kernels; none of them has cutlass in its name."""
     kernels = [line for line in main.lines if " x " in line and "Memset" not in line and "(" not in line.split(" x ")[0]]
     return "cutlass" not in main.text.lower() and all(
         re.search(r"gemmSN|xmma|nvjet", line) for line in kernels) and len(kernels) == 7

@@ -3,10 +3,12 @@
 import torch
 
 from snippets.phase25.theory01.dispatch_table import call_key_set, names
+from snippets.phase25.theory01.native_functions import entry
 
 C = torch._C
 OPERATORS = ("aten::linear", "aten::matmul", "aten::softmax.int", "aten::_softmax", "aten::dropout",
              "aten::layer_norm", "aten::native_layer_norm", "aten::addmm", "aten::mm", "aten::relu")
+ALIASES = ("CompositeImplicitAutograd", "CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional")
 
 
 def tensors() -> dict[str, torch.Tensor]:
@@ -29,15 +31,20 @@ def winning_keys() -> dict[str, tuple[str, str]]:
             for name, t in tensors().items()}
 
 
-def composite() -> dict[str, str]:
-    """Exercise 2: which alias key, if any, holds each operator's kernel."""
-    kinds = {}
-    for op in OPERATORS:
-        has = [key for key in ("CompositeImplicitAutograd", "CompositeExplicitAutograd")
-               if C._dispatch_has_kernel_for_dispatch_key(op, key)]
-        kinds[op] = has[0] if has else "per-backend kernels" \
-            if C._dispatch_has_kernel_for_dispatch_key(op, "CPU") else "none"
-    return kinds
+def composite() -> dict[str, tuple[bool, list[str]]]:
+    """Exercise 2: whether each operator has a CPU kernel of its own, and the alias keys it registers.
+
+    A backend's own kernel wins over every alias key: a dense CPU call decomposes at the autograd key
+    only when the operator has no CPU kernel and a CompositeImplicitAutograd one.
+    """
+    return {op: (C._dispatch_has_kernel_for_dispatch_key(op, "CPU"),
+                 [key for key in ALIASES if C._dispatch_has_kernel_for_dispatch_key(op, key)])
+            for op in OPERATORS}
+
+
+def decomposing(kinds: dict[str, tuple[bool, list[str]]]) -> list[str]:
+    """The operators a dense CPU call decomposes at the autograd key."""
+    return [op for op, (own, aliases) in kinds.items() if not own and "CompositeImplicitAutograd" in aliases]
 
 
 def main_keys():
@@ -46,8 +53,12 @@ def main_keys():
 
 
 def main_composite():
-    for op, kind in composite().items():
-        print(f"{op:<24} {kind}")
+    kinds = composite()
+    print(f"{'operator':<24} {'CPU kernel':<11} alias keys")
+    for op, (own, aliases) in kinds.items():
+        print(f"{op:<24} {'yes' if own else 'no':<11} {', '.join(aliases) or '-'}")
+    print(f"\ndecompose at the autograd key on CPU: {', '.join(decomposing(kinds))}")
+    print("\nnative_functions.yaml:", *entry("native_layer_norm"), sep="\n")
 
 
 def claim_requires_grad_no_key(main_keys):
@@ -60,9 +71,24 @@ def claim_requires_grad_no_key(main_keys):
 
 
 def claim_composites(main_composite):
-    """#exercises: linear, matmul, softmax, dropout and layer_norm are CompositeImplicitAutograd; _softmax, addmm, mm and relu have kernels per backend; native_layer_norm is CompositeExplicitAutograd."""
-    kind = {line.split()[0]: line.split(None, 1)[1] for line in main_composite.lines if line}
-    implicit = {op for op, k in kind.items() if k == "CompositeImplicitAutograd"}
-    return (implicit == {"aten::linear", "aten::matmul", "aten::softmax.int", "aten::dropout", "aten::layer_norm"}
-            and kind["aten::native_layer_norm"] == "CompositeExplicitAutograd"
-            and all(kind[op].startswith("per-backend") for op in ("aten::_softmax", "aten::addmm", "aten::mm", "aten::relu")))
+    """#exercises: linear, matmul, softmax, dropout and layer_norm have no CPU kernel, only a CompositeImplicitAutograd one; the other five have a CPU kernel of their own."""
+    rows = {line.split()[0]: line.split()[1:] for line in main_composite.between("operator", "decompose").lines if line}
+    implicit = ["aten::linear", "aten::matmul", "aten::softmax.int", "aten::dropout", "aten::layer_norm"]
+    return (len(rows) == 10 and all(rows[op] == ["no", "CompositeImplicitAutograd"] for op in implicit)
+            and all(row[0] == "yes" for op, row in rows.items() if op not in implicit)
+            and main_composite.line("decompose at the autograd key").endswith(": " + ", ".join(implicit)))
+
+
+def claim_native_layer_norm(main_composite):
+    """#exercises: native_layer_norm also registers a CompositeExplicitAutograd kernel; native_functions.yaml gives it CPU, CUDA and MPS kernels of its own."""
+    yaml = main_composite.between("native_functions.yaml:")
+    return (main_composite.line("aten::native_layer_norm").split()[1:] == ["yes", "CompositeExplicitAutograd"]
+            and all(f"{key}: layer_norm_{key.lower()}" in yaml for key in ("CPU", "CUDA", "MPS"))
+            and "CompositeExplicitAutograd: math_native_layer_norm" in yaml)
+
+
+def claim_other_aliases(main_composite):
+    """#exercises: _softmax, addmm and mm carry a CompositeExplicitAutogradNonFunctional kernel beside their backend ones; relu has backend kernels only."""
+    return (all(main_composite.line(f"aten::{op} ").split()[1:] == ["yes", "CompositeExplicitAutogradNonFunctional"]
+                for op in ("_softmax", "addmm", "mm"))
+            and main_composite.line("aten::relu").split()[1:] == ["yes", "-"])

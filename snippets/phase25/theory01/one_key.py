@@ -1,6 +1,7 @@
 """Register a Python kernel for one dispatch key of aten::addmm, watch dispatch change, then undo it."""
 
 import contextlib
+import re
 import warnings
 
 import torch
@@ -9,6 +10,9 @@ import torch.nn.functional as F
 from snippets.phase25.lab00.part_a_baseline import make_inputs
 from snippets.phase25.theory01.dispatch_table import table
 from snippets.phase25.theory01.key_order import print_report
+from snippets.phase25.theory01.normalise import normalise
+
+REGISTRATION = re.compile(r"^(?P<key>\w+(?: \(inactive\))?): registered at (?P<where>\S+)")
 
 
 @contextlib.contextmanager
@@ -41,6 +45,12 @@ def rows(keys=("AutogradCPU", "CPU", "Meta")) -> list[str]:
     return [f"{k:<12} {entries[k].kind:<16} {entries[k].where}" for k in keys]
 
 
+def registrations(keys=("CPU", "Meta")) -> list[str]:
+    """The lines of `_dispatch_dump("aten::addmm")` for a few keys, inactive kernels included, signatures cut."""
+    found = (REGISTRATION.match(line) for line in normalise(torch._C._dispatch_dump("aten::addmm")).splitlines())
+    return [f"{m['key']:<16} {m['where']}" for m in found if m and m["key"].split(" ")[0] in keys]
+
+
 def experiment() -> dict[str, list[str]]:
     """linear(x, W, b) before, during and after the override, with what each call went through."""
     x, W, b = make_inputs()
@@ -63,6 +73,7 @@ def experiment() -> dict[str, list[str]]:
         meta = F.linear(x.to("meta"), W.to("meta"), b.to("meta"))
         report["linear on meta tensors inside the block"] = [
             f"our kernel ran {len(calls) - 1} more time(s); output shape {tuple(meta.shape)}"]
+        report['_dispatch_dump("aten::addmm") inside the block, CPU and Meta'] = registrations()
     report["aten::addmm after the block"] = rows()
     F.linear(x, W, b)
     report["linear(x, W, b) after the block"] = [f"our kernel ran {len(calls) - 1} more time(s)"]
@@ -96,3 +107,12 @@ def claim_restored(main):
             == main.between("aten::addmm after the block:", "linear(x, W, b) after").lines
             and main.between("linear(x, W, b) after the block:").text.strip() == "our kernel ran 0 more time(s)"
             and "Warning" not in main)
+
+
+def claim_inactive_listed(main):
+    """#one-key: inside the block, _dispatch_dump lists our kernel as the active CPU entry and the built-in one as CPU (inactive); Meta holds two kernels too, the Python one of _meta_registrations.py active over a C++ one from RegisterMeta."""
+    dump = main.between('_dispatch_dump("aten::addmm") inside the block', "aten::addmm after").lines
+    built_in = main.between("aten::addmm before:", "aten::addmm inside").line("RegisterCPU_").split()[-1]
+    return ([line.split("<")[0].strip() for line in dump if line] == ["CPU", "CPU (inactive)", "Meta", "Meta (inactive)"]
+            and "torch/library.py" in dump[0] and dump[1].split()[-1] == built_in
+            and "torch/_meta_registrations.py" in dump[2] and "RegisterMeta_" in dump[3])

@@ -5,6 +5,7 @@ import torch.nn.functional as F
 
 from snippets.phase25.lab00.part_a_baseline import make_inputs
 from snippets.phase25.lab00.part_b_key_sets import key_set
+from snippets.phase25.theory01.dispatch_table import call_key_set
 
 KEY = torch._C.DispatchKey
 MODES = {"normal": torch.enable_grad,
@@ -36,6 +37,32 @@ def mode_effects() -> dict[str, dict[str, str]]:
     return effects
 
 
+def version_after_add(t: torch.Tensor) -> str:
+    """t._version before and after t.add_(1), or the error an inference tensor raises."""
+    try:
+        before = t._version
+        t.add_(1)
+        return f"{before} -> {t._version}"
+    except RuntimeError as error:
+        return f"RuntimeError: {error}"
+
+
+def inside_inference_mode() -> dict[str, dict[str, str]]:
+    """Under inference_mode, calls on a normal tensor made outside and on an inference tensor made inside."""
+    normal = torch.randn(3)
+    effects = {}
+    with torch.inference_mode():
+        inference = torch.randn(3)
+        for label, t in (("a normal tensor, made outside", normal), ("an inference tensor, made inside", inference)):
+            effects[label] = {
+                "torch.is_inference(t)": str(torch.is_inference(t)),
+                "key set of a call on t": str(call_key_set(t)),
+                "t._version before -> after t.add_(1)": version_after_add(t),
+                "t.view(3)._base is t": str(t.view(3)._base is t),
+            }
+    return effects
+
+
 def later_use() -> dict[str, str]:
     """A result made under each mode, used afterwards where backward must save it."""
     x, W, b = make_inputs()
@@ -55,6 +82,11 @@ def later_use() -> dict[str, str]:
 def main():
     for label, rows in mode_effects().items():
         print(label)
+        for what, value in rows.items():
+            print(f"    {what:40} {value}")
+    print("\ninside torch.inference_mode():")
+    for label, rows in inside_inference_mode().items():
+        print(f"  t = {label}")
         for what, value in rows.items():
             print(f"    {what:40} {value}")
     print("\nusing the result later with autograd on:")
@@ -81,3 +113,20 @@ def claim_inference_tensor_refused(main):
     """#grad-modes: a tensor made under no_grad is a leaf and can be saved for backward; an inference tensor cannot, and the engine refuses it."""
     return (main.line("made under torch.no_grad()").endswith("backward ran; h.is_leaf = True, W.grad filled = True")
             and "RuntimeError: Inference tensors cannot be saved for backward" in main.line("made under torch.inference_mode()"))
+
+
+def claim_inference_tensor_skips_both(main):
+    """#grad-modes: a call on an inference tensor has neither an autograd key nor ADInplaceOrView in its key set; the tensor has no version counter (reading _version raises) and a view of it does not record its base."""
+    inside = main.between("t = an inference tensor", "using the result later")
+    return (inside.line("torch.is_inference(t)").endswith("True")
+            and inside.line("key set of a call on t").endswith("DispatchKeySet(CPU, BackendSelect)")
+            and "RuntimeError: Inference tensors do not track version counter" in inside.line("t._version")
+            and inside.line("t.view(3)._base is t").endswith("False"))
+
+
+def claim_normal_tensor_keeps_inplace_or_view(main):
+    """#grad-modes: a call on a normal tensor made outside still carries ADInplaceOrView and enters there: add_ bumps its version counter and a view of it keeps its base."""
+    outside = main.between("t = a normal tensor", "t = an inference tensor")
+    return (outside.line("torch.is_inference(t)").endswith("False")
+            and outside.line("key set of a call on t").endswith("DispatchKeySet(CPU, BackendSelect, ADInplaceOrView)")
+            and outside.line("t._version").endswith("0 -> 1") and outside.line("t.view(3)._base is t").endswith("True"))
