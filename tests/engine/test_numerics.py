@@ -8,7 +8,7 @@ import pytest
 
 from engine import numerics
 from engine.execute import Executor, build_environment
-from engine.runner import child_env
+from engine.runner import child_env, run_in_subprocess
 from tests.engine.sandbox import Sandbox
 
 PROBE = ("import json, os, torch; print(json.dumps({'aten': torch.backends.cpu.get_cpu_capability(), "
@@ -54,3 +54,16 @@ def test_capability_levels_follow_the_cpu_flags():
     assert numerics.capabilities({"sse2"}) == ["default"]
     assert numerics.capabilities({"avx2", "fma"}) == ["default", "avx2"]
     assert numerics.capabilities({"avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512dq"})[-1] == "avx512"
+
+
+def test_the_most_sensitive_output_is_byte_identical_whatever_level_was_exported(root):
+    """Lab 01's float32 sweep changes with ATen's kernel level (its page shows how): under the pins a build
+    prints the same table whatever level the person building exported."""
+    outputs = set()
+    for exported in numerics.capabilities():
+        environ = {**child_env(root), "ATEN_CPU_CAPABILITY": exported}
+        numerics.pin(environ)
+        result = run_in_subprocess(root, "snippets.phase25.lab01.float32_error", "main", 120, environ)
+        assert result.ok, result.error
+        outputs.add(result.output)
+    assert len(outputs) == 1
