@@ -78,3 +78,19 @@ def test_notebook_links_are_absolute(built_site):
                 if not re.match(r"^(https?:|mailto:|#)", url):
                     problems.append(f"{notebook.relative_to(built_site)}: {url}")
     assert not problems, "\n".join(problems)
+
+
+def test_no_page_names_the_builders_machine(built_site):
+    """Only NMB_SITE_URL makes links absolute (mkdocs.yml has no address of its own): a site built and
+    copied to any host never links back to 127.0.0.1 or localhost."""
+    named = [str(file.relative_to(built_site)) for file in built_site.rglob("*")
+             if file.suffix in (".html", ".xml", ".json", ".ipynb", ".js")
+             and re.search(r"127\.0\.0\.1|localhost:", file.read_text(encoding="utf-8", errors="replace"))]
+    assert named == []
+
+
+def test_without_an_address_the_configuration_has_none(monkeypatch):
+    from mkdocs.config import load_config
+
+    monkeypatch.delenv("NMB_SITE_URL", raising=False)
+    assert load_config(str(ROOT / "mkdocs.yml")).site_url is None
