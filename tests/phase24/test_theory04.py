@@ -8,8 +8,8 @@ from torch import nn
 from snippets.minigpt.evaluate import heldout_rows
 from snippets.minigpt.grammar import allowed_next
 from snippets.phase24.theory04 import (dispatch_keys, dispatch_sequence, drills, exercises, head_softmax,
-                                       minigpt_accuracy, minigpt_equivalence, numpy_differences, storage_views,
-                                       tiny_mlp)
+                                       minigpt_accuracy, minigpt_equivalence, numpy_differences, port_bugs,
+                                       storage_views, tiny_mlp)
 from snippets.minigpt.torch_model import load_pretrained, sample_batch
 
 
@@ -72,6 +72,14 @@ def test_port_matches_numpy_reference_within_1e_5():
     assert result["max abs error, logits (B, T, 600)"] < 1e-5
     assert result["same argmax token"] == "100.0%"
     assert minigpt_equivalence.compare(batch=8, seq_len=64, seed=3)["np.allclose(atol=1e-5, rtol=1e-5)"] is True
+
+
+def test_each_bug_fails_the_check_the_correct_port_passes():
+    results = port_bugs.errors(batch=4, seq_len=16, seed=3)
+    (correct, passes), *bugs = results.values()
+    assert passes and correct < 1e-5 and len(bugs) == len(port_bugs.BUGS) - 1
+    assert all(not close and error > 1e-2 for error, close in bugs)
+    assert port_bugs.errors(batch=4, seq_len=16, seed=3) == results  # each bug broke a fresh model, not the weights
 
 
 def test_prompt_accuracy_above_95_percent_for_both_implementations():

@@ -6,7 +6,9 @@ import xml.etree.ElementTree as ET
 import pytest
 import torch
 
-from snippets.phase24.triton_primer import autotune, coverage, exercises, row_softmax, vector_add
+from engine.runner import run_in_subprocess
+from snippets.phase24.triton_primer import (autotune, coverage, exercises, refusals, row_softmax, specialization,
+                                           vector_add)
 from snippets.phase24.triton_softmax import kernels
 
 
@@ -45,8 +47,29 @@ def test_row_softmax_matches_torch_and_theory_03(shape):
 def test_exercise_solutions():
     behind = exercises.without_mask(1000, 256)
     assert (behind[:1000] == 2).all() and (behind[1000:1024] == 2).all() and (behind[1024:] == -1).all()
-    assert "power of 2" in exercises.failure(lambda: vector_add.add(torch.ones(8), torch.ones(8), block=6))
-    assert exercises.failure(lambda: None) == "no error"
+    assert "power of 2" in refusals.failure(lambda: vector_add.add(torch.ones(8), torch.ones(8), block=6))
+    assert refusals.failure(lambda: None) == "no error"
+
+
+@pytest.mark.parametrize("n, key", [(1, ("constexpr", 1)), (16, ("i32", "D")), (1000, ("i32", "")),
+                                    (2**31 - 1, ("i32", "")), (2**31, ("i64", "D"))])
+def test_launch_key_specialises_the_length(n, key):
+    assert specialization.launch_key(n)[3] == key
+    assert specialization.launch_key(n, block=128)[4] == ("constexpr", 128)
+
+
+def test_lengths_share_a_few_compiled_kernels():
+    assert specialization.distinct_keys(range(1, 5001), [256]) == 3
+    assert specialization.distinct_keys(range(17, 5001, 16), [256]) == 1  # 17, 33, ...: never a multiple of 16
+
+
+def test_the_compiler_refuses_what_the_interpreter_refuses(root):
+    """In a fresh interpreter, as the build runs it (ISOLATE): this process has run interpreted kernels."""
+    assert refusals.ISOLATE
+    result = run_in_subprocess(root, refusals.__name__, "block_the_compiler_cannot_use", 120)
+    compiled = [line.split(":", 1)[1].split() for line in result.output.splitlines() if line.startswith("compiled")]
+    assert result.error is None and len(compiled) == 2
+    assert compiled[0][:1] == compiled[1][:1] == ["CompilationError:"]
 
 
 def test_exercise_solutions_print_what_the_page_explains(capsys):

