@@ -173,5 +173,9 @@ def test_exercises_item_break_recompiles_and_relu_kernel():
 
     graphs, breaks, reason = exercises.item_break()
     assert (graphs, breaks) == (2, 1) and "item()" in reason
-    assert [n for _, n in exercises.compiles_per_call()] == [1, 0, 1, 1]
+    rows = exercises.compiles_per_call()
+    assert [n for _, n, _ in rows] == [1, 0, 1, 1]
+    assert [failures for _, _, failures in rows] == [
+        [], [], ["0/0: tensor 'x' dtype mismatch. expected Float, actual Double"],
+        ["0/1: GLOBAL_STATE changed: grad_mode", "0/0: GLOBAL_STATE changed: grad_mode"]]
     assert exercises.relu_kernels() == (["cpp_fused_relu_0"], ["addmm"])

@@ -2,7 +2,7 @@
 
 Usage: python -m snippets.phase25.distributed.deliverable [OUT_DIR]
 writes DISTRIBUTED.md, distributed.json and manifest.json (default experiments/25-distributed/).
-`write_survey(out)` writes only the first two, for a folder that has its own manifest.
+`write_survey(out)` writes only the first two: lab 03's deliverable puts them into experiments/25-compile/.
 """
 
 from __future__ import annotations
@@ -75,8 +75,8 @@ def survey(table: list[dict]) -> str:
 
 
 def write_survey(out: Path, table: list[dict] | None = None) -> list[dict]:
-    """Write DISTRIBUTED.md and distributed.json into `out`, from `table` (the rows of
-    `compare.rows`) or from a fresh measurement; the table's rows."""
+    """Write DISTRIBUTED.md and distributed.json into `out` (a folder whose manifest is written by its
+    caller), from `table` (the rows of `compare.rows`) or from a fresh measurement; the table's rows."""
     table = table or rows(run_ranks(compare_rank, timeout=240))
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)

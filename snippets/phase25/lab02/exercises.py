@@ -14,13 +14,23 @@ def on_meta() -> dict[str, object]:
     return {"shape": tuple(y.shape), "device": y.device, "dtype": y.dtype, "stride": y.stride()}
 
 
+class LogZeroGradients(LogDispatch):
+    """LogDispatch that also logs 'zero dy' for each backward call whose incoming gradient is all zeros."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if str(func) == "nmb.softmax_backward.default" and not args[1].any():
+            self.calls.append("zero dy")
+        return super().__torch_dispatch__(func, types, args, kwargs)
+
+
 def gradcheck_calls(shape=(4, 10), **options) -> dict[str, int]:
-    """Exercise 3: how many times gradcheck calls the forward and the backward op."""
+    """Exercise 3: how many times gradcheck calls the forward and the backward op, the latter with zero dy."""
     x = torch.randn(shape, dtype=torch.float64, requires_grad=True)
-    with LogDispatch() as log:
+    with LogZeroGradients() as log:
         assert torch.autograd.gradcheck(ops.softmax, (x,), **options)
     counts = Counter(log.calls)
-    return {op: counts[f"nmb.{op}.default"] for op in ("softmax", "softmax_backward")}
+    return {"softmax": counts["nmb.softmax.default"], "softmax_backward": counts["nmb.softmax_backward.default"],
+            "zero dy": counts["zero dy"]}
 
 
 def exercise1():
@@ -33,7 +43,7 @@ def exercise3():
                            ("fast_mode=True", {"fast_mode": True})):
         calls = gradcheck_calls(**options)
         print(f"gradcheck (4, 10), {label:33} softmax: {calls['softmax']:3}  softmax_backward: "
-              f"{calls['softmax_backward']:3}")
+              f"{calls['softmax_backward']:3} (all-zero dy: {calls['zero dy']})")
 
 
 def claim_meta_output(exercise1):
@@ -44,14 +54,15 @@ def claim_meta_output(exercise1):
 
 def claim_two_calls_per_element(exercise3):
     """#exercise-3: The full check calls the forward 80 times for the perturbations, two per input element, and the backward 80 times, twice per output element; one or two calls of each remain, and fast mode needs a handful."""
-    def counts(label):
-        return exercise3.numbers(label)[-2:]
-    full, fast = counts("full "), counts("fast_mode=True")
-    undefined = counts("check_undefined_grad=False")
-    return (all(80 < n <= 82 for n in full + undefined) and all(n <= 4 for n in fast))
+    full, undefined, fast = (exercise3.numbers(label)[:2] for label in ("full ", "check_undefined_grad=False", "fast_mode=True"))
+    return all(80 < n <= 82 for n in full + undefined) and all(n <= 4 for n in fast)
 
 
 def claim_undefined_grad_test_is_one_call(exercise3):
     """#exercise-3: Of the two extra calls of each, `check_undefined_grad=False` removes one, the undefined gradient test's."""
-    full, undefined = exercise3.numbers("full ")[-2:], exercise3.numbers("check_undefined_grad=False")[-2:]
-    return full == [82, 82] and undefined == [81, 81]
+    return exercise3.numbers("full ")[:2] == [82, 82] and exercise3.numbers("check_undefined_grad=False")[:2] == [81, 81]
+
+
+def claim_extra_backwards_get_zero_dy(exercise3):
+    """#exercise-3: Both extra backward calls receive an all-zero `dy`, and `check_undefined_grad=False` leaves one of them."""
+    return exercise3.numbers("full ")[2] == 2 and exercise3.numbers("check_undefined_grad=False")[2] == 1

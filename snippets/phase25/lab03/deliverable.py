@@ -1,5 +1,6 @@
 """Part G: write experiments/25-compile/ (REPORT.md, kernel.cpp, output_code.py, KERNEL_ANNOTATION.md,
-tiny_head.pt2, manifest.json) and check it against the lab's acceptance list.
+tiny_head.pt2, Part F's DISTRIBUTED.md and distributed.json, manifest.json) and check it against the lab's
+acceptance list.
 
 Usage: python -m snippets.phase25.lab03.deliverable [OUT_DIR]
 """
@@ -10,6 +11,7 @@ from pathlib import Path
 import torch
 
 from snippets.experiment import cli, has_manifest, print_checklist, read_manifest, write_manifest
+from snippets.phase25.distributed.deliverable import PATTERNS, write_survey
 from snippets.phase25.lab03.minigpt_compile import ROWS, SEQ_LEN, attention_softmax, compile_minigpt
 from snippets.phase25.lab03.part_a_compile_match import TOLERANCE, compile_match
 from snippets.phase25.lab03.part_c_kernel import fused_softmax_kernel
@@ -68,14 +70,15 @@ def report(match: dict, minigpt: dict, kernel_name: str, table: dict) -> str:
         "- `tiny_head.pt2`: TinyHead exported with `torch.export` (dynamic batch 2 to 1024); "
         "`torch.export.load` runs it without the model's class.\n",
         "## Distributed survey (Part F)\n",
-        "- Part F, the survey of DDP, FSDP, tensor parallel and pipeline parallel, is written and run in the "
-        "distributed survey lab (`/phase-25/lab/03-distributed-survey/`), each pattern on two processes.\n",
+        "- `DISTRIBUTED.md`: the one-page survey of DDP, FSDP, tensor parallel and pipeline parallel, each "
+        "pattern run for one training step on two processes; `distributed.json` holds its measurements. "
+        "How it is measured: the distributed survey lab (`/phase-25/lab/03-distributed-survey/`).\n",
     ])
 
 
 def write_experiment(out: Path = DEFAULT_OUT) -> Path:
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    write_survey(out)  # first: its ranks start as forks only while no compile thread runs
     match = compile_match()
     minigpt = compile_minigpt()
     name, kernel, code = fused_softmax_kernel()
@@ -93,7 +96,7 @@ def write_experiment(out: Path = DEFAULT_OUT) -> Path:
 
 
 def check_acceptance(out: Path) -> dict[str, bool]:
-    """The lab's acceptance list (Part F's item belongs to the distributed lab), checked on the folder."""
+    """The lab's acceptance list, checked on the folder."""
     text = {p.name: p.read_text(encoding="utf-8") for p in out.iterdir() if p.suffix in (".md", ".cpp")}
     manifest = read_manifest(out)
     annotation = text["KERNEL_ANNOTATION.md"]
@@ -109,6 +112,8 @@ def check_acceptance(out: Path) -> dict[str, bool]:
             all(op in annotation for op in FUSED_OPS) and "Reduction 1" in annotation and "Reduction 2" in annotation,
         "the report has the timings and their reading": "| 2 | torch.compile |" in text["REPORT.md"]
             and "fixed per-call costs" in text["REPORT.md"],
+        "the survey tells the four patterns apart, and the report points to it":
+            all(f"## {name}" in text["DISTRIBUTED.md"] for name in PATTERNS) and "`DISTRIBUTED.md`" in text["REPORT.md"],
         "manifest has torch version, seed, timestamp and code hash": has_manifest(out),
     }
 
@@ -122,8 +127,8 @@ def main():
 
 def claim_acceptance(main):
     """#part-g: the folder written here meets every item of the acceptance list."""
-    return (main.count("[x]") == 6 and "[ ]" not in main and main.lines[0] == "wrote KERNEL_ANNOTATION.md, "
-            "REPORT.md, kernel.cpp, manifest.json, output_code.py, tiny_head.pt2")
+    return (main.count("[x]") == 7 and "[ ]" not in main and main.lines[0] == "wrote DISTRIBUTED.md, "
+            "KERNEL_ANNOTATION.md, REPORT.md, distributed.json, kernel.cpp, manifest.json, output_code.py, tiny_head.pt2")
 
 
 if __name__ == "__main__":

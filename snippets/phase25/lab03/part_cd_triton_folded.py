@@ -12,10 +12,12 @@ def main():
 
 
 def claim_tf32_warning(main):
-    """#part-d-gpu: The UserWarning at the top of this output is Inductor noting that float32 matrix products
-    run without TensorFloat32."""
+    """#part-d-gpu: Where a GPU output on this page opens with a `UserWarning` about TensorFloat32, it is Inductor noting that float32 matrix products run without TensorFloat32 (any UserWarning here is that one, at the top)."""
+    if "UserWarning" not in main:
+        return True
     warning = " ".join(line.strip() for line in main.lines[:main.lines.index("  warnings.warn(")])
-    return "UserWarning: TensorFloat32 tensor cores for float32 matrix multiplication available but not enabled" in warning
+    return (warning.count("UserWarning") == main.text.count("UserWarning") == 1 and "torch/_inductor/" in warning
+            and "UserWarning: TensorFloat32 tensor cores for float32 matrix multiplication available but not enabled" in warning)
 
 
 def claim_in_place(main):

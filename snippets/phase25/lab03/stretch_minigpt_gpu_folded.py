@@ -20,5 +20,5 @@ def claim_attention_fused(main):
 
 
 def claim_same_warning(main):
-    """#stretch-minigpt: this GPU output carries the same TensorFloat32 UserWarning at the top."""
-    return "UserWarning" in main.lines[0] and "TensorFloat32 tensor cores" in main.lines[1]
+    """#stretch-minigpt: a UserWarning in this GPU output, if any, is the same TensorFloat32 one, at the top."""
+    return "UserWarning" not in main or ("UserWarning" in main.lines[0] and "TensorFloat32 tensor cores" in main.lines[1])

@@ -7,6 +7,8 @@ import torch
 
 from snippets.phase25.theory03.graph_break import explain
 from snippets.phase25.theory03.inductor_code import PINNED_CPU, generated_code, kernels
+from snippets.phase25.theory03.readable import captured_logs
+from snippets.phase25.theory03.recompile import guard_failures
 from snippets.phase25.theory03.tiny_head import model_and_input
 
 ISOLATE = True
@@ -39,8 +41,8 @@ CALLS = (  # exercise 2: the calls made, in this order, on one compiled TinyHead
 )
 
 
-def compiles_per_call() -> list[tuple[str, int]]:
-    """Exercise 2: how many graphs Dynamo compiles at each call."""
+def compiles_per_call() -> list[tuple[str, int, list[str]]]:
+    """Exercise 2: how many graphs Dynamo compiles at each call, and the guard failures that made it."""
     model, x = model_and_input()
     compiled_graphs = []
 
@@ -55,9 +57,9 @@ def compiles_per_call() -> list[tuple[str, int]]:
         before = len(compiled_graphs)
         inp = make_input(x)
         model.to(inp.dtype)
-        with mode():
+        with captured_logs("recompiles") as reasons, mode():
             compiled(inp)
-        rows.append((name, len(compiled_graphs) - before))
+        rows.append((name, len(compiled_graphs) - before, guard_failures(reasons)))
     return rows
 
 
@@ -86,8 +88,10 @@ def main_item():
 
 
 def main_recompiles():
-    for name, compiled in compiles_per_call():
-        print(f"{name:<34} graphs compiled: {compiled}")
+    for name, compiled, failures in compiles_per_call():
+        print(f"{name:<39} graphs compiled: {compiled}")
+        for failure in failures:
+            print(f"    guard failure {failure}")
 
 
 def main_relu():
@@ -106,6 +110,14 @@ def claim_recompiles(main_recompiles):
     """#exercises: the first call compiles, the same input reuses the graph, and both float64 and no_grad compile a new one: three graphs in all."""
     counts = [int(line.rsplit(":", 1)[1]) for line in main_recompiles.lines if "graphs compiled" in line]
     return counts == [1, 0, 1, 1]
+
+
+def claim_failed_guards(main_recompiles):
+    """#exercises: float64 fails the guard on `x`'s dtype; the last call fails the `GLOBAL_STATE` guard on grad mode, for both earlier graphs."""
+    double = main_recompiles.between("x.double()", "no_grad").text.strip()
+    no_grad = [line.strip() for line in main_recompiles.between("no_grad").lines]
+    return (double == "guard failure 0/0: tensor 'x' dtype mismatch. expected Float, actual Double"
+            and no_grad == ["guard failure 0/1: GLOBAL_STATE changed: grad_mode", "guard failure 0/0: GLOBAL_STATE changed: grad_mode"])
 
 
 def claim_relu_kernel(main_relu):

@@ -15,6 +15,11 @@ def input_shape(gm: torch.fx.GraphModule) -> str:
     return str(list(placeholders[-1].meta["example_value"].shape))
 
 
+def guard_failures(reasons: list[str]) -> list[str]:
+    """The failed guards listed in Dynamo's recompile messages, one per line, as 'graph: what failed'."""
+    return [line.split("  #")[0].strip(" -") for reason in reasons for line in reason.splitlines()[2:]]
+
+
 def compiles_per_call(model, dynamic: bool | None) -> list[tuple[int, str, list[str]]]:
     """For each batch size: the graphs compiled by that call (x's shape in each) and the recompile reasons."""
     torch._dynamo.reset()
@@ -30,8 +35,7 @@ def compiles_per_call(model, dynamic: bool | None) -> list[tuple[int, str, list[
         before = len(shapes)
         with captured_logs("recompiles") as reasons:
             compiled(torch.randn(batch, 64))
-        failures = [line.split("  #")[0].strip(" -") for r in reasons for line in r.splitlines()[2:]]
-        rows.append((batch, shapes[before:], failures))
+        rows.append((batch, shapes[before:], guard_failures(reasons)))
     return rows
 
 
