@@ -85,7 +85,7 @@ def test_no_page_names_the_builders_machine(built_site):
     copied to any host never links back to 127.0.0.1 or localhost."""
     named = [str(file.relative_to(built_site)) for file in built_site.rglob("*")
              if file.suffix in (".html", ".xml", ".json", ".ipynb", ".js")
-             and re.search(r"127\.0\.0\.1|localhost:", file.read_text(encoding="utf-8", errors="replace"))]
+             and re.search(r"https?://(?:127\.0\.0\.1|localhost)\b", file.read_text(encoding="utf-8", errors="replace"))]
     assert named == []
 
 
