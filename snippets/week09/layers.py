@@ -79,7 +79,7 @@ def claim_backend(main):
 
 
 def claim_versions(main):
-    """#week-09: built on CPU with torch 2.13; the recorded outputs come from an NVIDIA H200 with torch 2.11."""
+    """#week-09: built on CPU with torch 2.13; the recorded outputs come from an NVIDIA H100 or H200 with torch 2.11."""
     if main.device == "cpu":
         return main.versions["torch"].startswith("2.13")
-    return main.versions["torch"].startswith("2.11") and "H200" in main.gpu
+    return main.versions["torch"].startswith("2.11") and ("H100" in main.gpu or "H200" in main.gpu)

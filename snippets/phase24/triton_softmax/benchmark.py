@@ -148,10 +148,12 @@ def claim_ties_at_4096_columns(main):
 
 
 def claim_forward_wins_on_wide_rows(main):
-    """#benchmark: in the forward from 4096 columns ours is faster than torch.compile beyond the margin."""
+    """#benchmark: in the forward from 4096 columns ours is never slower than torch.compile beyond the margin,
+    and on an H200 it is faster at every such shape."""
     comparisons = main.between("forward, from 4096 rows", "backward, from 4096 rows")
-    return all(comparisons.line(s).split()[3] == "torch.compile" and "ours faster" in comparisons.line(s)
-               for s in ("4096 x 4096", "8192 x 4096", "4096 x 32000", "32768 x 8192"))
+    lines = [comparisons.line(s) for s in ("4096 x 4096", "8192 x 4096", "4096 x 32000", "32768 x 8192")]
+    never_slower = all("ours faster" in line or re.search(r"\btie\b", line) for line in lines)
+    return never_slower and ("H200" not in main.gpu or all("ours faster" in line for line in lines))
 
 
 def claim_launch_bound(main):

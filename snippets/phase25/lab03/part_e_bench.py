@@ -209,8 +209,8 @@ def claim_cpu_not_faster(main):
 
 
 def claim_versions(main):
-    """#setup: torch 2.13 on CPU; GPU outputs recorded on an NVIDIA H200 with torch 2.11 and Triton 3.6."""
+    """#setup: torch 2.13 on CPU; GPU outputs recorded on an NVIDIA H100 or H200 with torch 2.11 and Triton 3.6."""
     if main.device == "cpu":
         return main.versions["torch"].startswith("2.13")
     return (main.versions["torch"].startswith("2.11") and main.versions["triton"].startswith("3.6")
-            and "H200" in main.gpu)
+            and ("H100" in main.gpu or "H200" in main.gpu))
