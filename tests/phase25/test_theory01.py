@@ -141,12 +141,13 @@ def test_exercise_sgemm_letters_follow_the_strides():
     assert heads == ["SGEMM(T,N,600,2,64,...)", "SGEMM(N,N,600,2,64,...)", "SGEMM(T,T,600,2,64,...)"]
 
 
-def test_key_stack_is_the_real_walk_and_draws_as_mermaid():
+def test_key_stack_is_the_real_walk_and_draws_as_svg():
     from snippets.phase25.theory01 import key_stack
 
     layers = key_stack.stack()
     assert [layer["key"] for layer in layers] == ["AutocastCPU", "AutogradCPU", "ADInplaceOrView", "BackendSelect", "CPU"]
     assert [layer["visited"] for layer in layers] == [False, True, True, True, True]
-    diagram = key_stack.mermaid(layers)
-    assert diagram.startswith("```mermaid\nflowchart TB\n    accTitle: ") and "    accDescr: " in diagram
-    assert diagram.endswith("```") and "\n\n" not in diagram
+    diagram = key_stack.diagram(layers)
+    assert diagram.startswith("<svg ") and 'role="img"' in diagram and "\n<title>aten::addmm" in diagram
+    assert diagram.count('stroke-dasharray="5 5"') == 2  # the removed key's box and its line
+    assert diagram.endswith("</svg>\n") and "\n\n" not in diagram  # one block of raw HTML

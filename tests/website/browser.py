@@ -20,41 +20,32 @@ AXE_SOURCE = (Path(axe_playwright_python.__file__).parent / "axe.min.js").read_t
 VIEWPORT = {"width": 1280, "height": 900}
 REPORTED = ("moderate", "serious", "critical")  # every impact but "minor"
 NETWORK_SCHEMES = {"http", "https", "ws", "wss"}  # requests that could leave the machine (not data: or blob:)
-# Run in every page before its own scripts.
+# Run in every page before its own scripts: axe measures colours, none may be caught halfway through a
+# theme transition.
 INIT_SCRIPT = """
-// Material draws each diagram into a closed shadow root: open it, so the tests can look inside.
-const attachShadow = Element.prototype.attachShadow;
-Element.prototype.attachShadow = function (init) { return attachShadow.call(this, {...init, mode: "open"}); };
-// axe measures colours: none may be caught halfway through a theme transition.
 document.addEventListener("DOMContentLoaded", () => {
   const style = document.createElement("style");
   style.textContent = "*, *::before, *::after { transition: none !important; }";
   document.head.appendChild(style);
 });
 """
+# Every diagram is an inline SVG a snippet drew (no diagram library: test_markup.py), icons left out.
 DIAGRAMS_JS = """
 () => {
-  const named = (svg, root) => {
+  const named = svg => {
     const ids = (svg.getAttribute("aria-labelledby") || "").split(/\\s+/).filter(Boolean);
     const title = svg.querySelector(":scope > title");
     return [svg.getAttribute("aria-label") || "",
-            ...ids.map(id => (root.getElementById(id) || {}).textContent || ""),
+            ...ids.map(id => (document.getElementById(id) || {}).textContent || ""),
             title ? title.textContent : ""].join(" ").trim();
   };
-  const describe = (svg, root, kind) => {
-    const box = svg.getBoundingClientRect();
-    return {kind, rendered: true, name: named(svg, root), role: svg.getAttribute("role") || "",
-            width: box.width, height: box.height, error: /Syntax error|Parse error/i.test(svg.textContent)};
-  };
-  const mermaid = [...document.querySelectorAll("div.mermaid")].map(d => {
-    const svg = d.shadowRoot && d.shadowRoot.querySelector("svg");
-    return svg ? describe(svg, d.shadowRoot, "mermaid") : {kind: "mermaid", rendered: false};
-  });
   const icons = ".md-icon, .twemoji, .md-button, .md-clipboard, .md-content__button, .headerlink, button, label";
-  const inline = [...document.querySelectorAll("article svg")]
+  return [...document.querySelectorAll("article svg")]
     .filter(svg => !svg.closest(icons) && !svg.parentElement.closest("svg"))
-    .map(svg => describe(svg, document, "svg"));
-  return [...mermaid, ...inline];
+    .map(svg => {
+      const box = svg.getBoundingClientRect();
+      return {name: named(svg), role: svg.getAttribute("role") || "", width: box.width, height: box.height};
+    });
 }
 """
 # Code is coloured by token class: one element per class (and per block style) stands for the rest,
@@ -276,21 +267,12 @@ def axe_violations(page, contrast_only: bool = False) -> list[str]:
     return _axe(page, options, sampled or "*")
 
 
-def diagram_problems(page, mermaid: int) -> list[str]:
-    """Every diagram drawn, sized, free of errors, with a text alternative: the `mermaid` diagrams
-    counted in the page's HTML (the theme draws them into shadow roots) and every inline SVG."""
-    if mermaid:
-        page.wait_for_function(f"() => [...document.querySelectorAll('div.mermaid')]"
-                               f".filter(d => d.shadowRoot && d.shadowRoot.querySelector('svg')).length >= {mermaid}",
-                               timeout=15000)
-    diagrams = page.evaluate(DIAGRAMS_JS)
-    drawn = sum(d["kind"] == "mermaid" for d in diagrams)
-    problems = [] if drawn == mermaid else [f"{mermaid} Mermaid diagram(s) in the HTML, {drawn} drawn"]
-    for number, diagram in enumerate(diagrams, 1):
-        if not diagram["rendered"] or diagram["error"] or diagram["width"] < 20 or diagram["height"] < 20:
-            problems.append(f"diagram {number} ({diagram['kind']}) did not render: {diagram}")
+def diagram_problems(page) -> list[str]:
+    """Every diagram (an inline SVG) drawn, sized, with a text alternative."""
+    problems = []
+    for number, diagram in enumerate(page.evaluate(DIAGRAMS_JS), 1):
+        if diagram["width"] < 20 or diagram["height"] < 20:
+            problems.append(f"diagram {number} did not render: {diagram}")
         elif not diagram["name"] or not diagram["role"]:
-            problems.append(f"diagram {number} ({diagram['kind']}) has no text alternative: "
-                            + ("give it accTitle: and accDescr:" if diagram["kind"] == "mermaid"
-                               else 'give the <svg> role="img" and a <title>'))
+            problems.append(f'diagram {number} has no text alternative: give the <svg> role="img" and a <title>')
     return problems

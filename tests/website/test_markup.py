@@ -11,7 +11,7 @@ import pytest
 
 LABELABLE = {"button", "input", "meter", "output", "progress", "select", "textarea"}
 # Loaded only by pages that use them: the asset, and what in the page's HTML uses it.
-USED_BY = {"mermaid.min.js": 'class="mermaid"', "readers.js": "<pre"}
+USED_BY = {"readers.js": "<pre"}
 NEVER_LOADED = ("_markdown_exec_pyodide",)
 
 

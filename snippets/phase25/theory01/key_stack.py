@@ -1,7 +1,8 @@
-"""The key stack of linear's addmm call, drawn as a Mermaid diagram from the real key sets and table."""
+"""The key stack of linear's addmm call, drawn (SVG) from the real key sets and table."""
 
 import torch
 
+from snippets.flowchart import Box, Link, svg
 from snippets.phase25.lab00.part_a_baseline import make_inputs
 from snippets.phase25.theory01.dispatch_table import by_priority, call_key_set, names, table, walk
 
@@ -31,38 +32,29 @@ def stack() -> list[dict[str, str]]:
     return layers
 
 
-def mermaid(layers: list[dict[str, str]]) -> str:
-    """A top-to-bottom flowchart: the keys the call visits linked in order, the removed ones dashed."""
-    lines = ["```mermaid", "flowchart TB",
-             f"    accTitle: {OP}, linear(x, W, b): " + " > ".join(layer["key"] for layer in layers),
-             "    accDescr: " + "; ".join(f"{l['key']} ({l['from']}): {l['what']}" for l in layers)]
-    for i, layer in enumerate(layers):
-        lines.append(f'    k{i}["{layer["key"]}<br/>from: {layer["from"]}<br/>{layer["what"]}"]')
-    visited = [i for i, layer in enumerate(layers) if layer["visited"]]
-    for a, b in zip(visited, visited[1:]):
-        step = "falls through" if layers[a]["what"] == "fallthrough" else "redispatches"
-        lines.append(f"    k{a} -->|{step}| k{b}")
-    for i, layer in enumerate(layers):
-        if not layer["visited"]:
-            if i + 1 < len(layers):
-                lines.append(f"    k{i} -.- k{i + 1}")
-            lines.append(f"    class k{i} skipped")
-    lines += ["    classDef skipped stroke-dasharray: 5 5", "```"]
-    return "\n".join(lines)
+def diagram(layers: list[dict[str, str]]) -> str:
+    """Top to bottom: the keys the call visits linked by what each does, the removed ones dashed."""
+    boxes = [Box((layer["key"], f"from: {layer['from']}", layer["what"]), dashed=not layer["visited"])
+             for layer in layers]
+    links = [Link("falls through" if a["what"] == "fallthrough" else "redispatches") if a["visited"] and b["visited"]
+             else Link(dashed=True) for a, b in zip(layers, layers[1:])]
+    title = f"{OP}, linear(x, W, b): " + " > ".join(layer["key"] for layer in layers)
+    desc = "; ".join(f"{layer['key']} ({layer['from']}): {layer['what']}" for layer in layers)
+    return svg(boxes, links, title, desc, "key-stack")
 
 
 def main():
-    print(mermaid(stack()))
+    print(diagram(stack()))
 
 
 def claim_stack(main):
     """#key-stack: the call carries five keys from highest to lowest: AutocastCPU (removed by the thread), AutogradCPU (its autograd kernel runs), ADInplaceOrView and BackendSelect (fallthroughs), CPU (the kernel that computes)."""
-    title = main.line("accTitle:").split(": ", 1)[1].split(": ", 1)[1]
-    descr = main.line("accDescr:")
-    return (title == "AutocastCPU > AutogradCPU > ADInplaceOrView > BackendSelect > CPU"
+    title = main.line("<title>").split(": ", 1)[1]
+    descr = main.line("<desc>")
+    return (title == "AutocastCPU &gt; AutogradCPU &gt; ADInplaceOrView &gt; BackendSelect &gt; CPU</title>"
             and "AutocastCPU (tensors): removed: thread exclude set" in descr
             and "AutogradCPU (tensors): autograd kernel · VariableType_" in descr
             and "ADInplaceOrView (tensors and thread include set): fallthrough" in descr
             and "BackendSelect (thread include set): fallthrough" in descr
             and "CPU (tensors): kernel · RegisterCPU_" in descr
-            and main.count("-->|redispatches|") == 1 and main.count("-->|falls through|") == 2)
+            and main.count(">redispatches</text>") == 1 and main.count(">falls through</text>") == 2)

@@ -1,4 +1,4 @@
-"""One compile of TinyHead on CPU, stage by stage, drawn as a Mermaid diagram with its real counts."""
+"""One compile of TinyHead on CPU, stage by stage, drawn (SVG) with its real counts."""
 
 import re
 
@@ -8,6 +8,7 @@ from torch._inductor.compile_fx import compile_fx
 from torch._inductor.custom_graph_pass import CustomGraphPass, get_hash_for_files
 from torch._inductor.utils import run_and_get_code
 
+from snippets.flowchart import Box, Link, svg
 from snippets.phase25.theory03.inductor_code import PINNED_CPU, kernels
 from snippets.phase25.theory03.tiny_head import model_and_input
 
@@ -54,35 +55,31 @@ def one_compile() -> dict:
     }
 
 
-def mermaid(stages: dict) -> str:
+def diagram(stages: dict) -> str:
     """The pipeline top to bottom, each stage labelled with what it produced in this compile."""
     aten = [op.replace("aten.", "").rsplit(".", 1)[0] for op in stages["aten ops"]]
     boxes = [
-        ("src", "TinyHead.forward", "Python: self.fc, torch.softmax"),
-        ("dynamo", "Dynamo", f"{stages['dynamo graphs']} FX graph: {stages['dynamo inputs']} inputs, "
-                             f"{stages['dynamo calls']} calls"),
-        ("aot", "AOTAutograd + decompositions", f"{len(aten)} ATen ops: {', '.join(aten)}"),
-        ("inductor", "Inductor", f"{len(stages['kernels'])} generated kernel: {', '.join(stages['kernels'])}"
-                                 f"<br/>{len(stages['extern calls'])} extern call: "
-                                 f"{', '.join('extern_kernels.' + e for e in stages['extern calls'])}"
-                                 f"<br/>{stages['views']} view: reinterpret_tensor"),
+        ("TinyHead.forward", ["Python: self.fc, torch.softmax"]),
+        ("Dynamo", [f"{stages['dynamo graphs']} FX graph: {stages['dynamo inputs']} inputs, "
+                    f"{stages['dynamo calls']} calls"]),
+        ("AOTAutograd + decompositions", [f"{len(aten)} ATen ops: {', '.join(aten)}"]),
+        ("Inductor", [f"{len(stages['kernels'])} generated kernel: {', '.join(stages['kernels'])}",
+                      f"{len(stages['extern calls'])} extern call: "
+                      f"{', '.join('extern_kernels.' + e for e in stages['extern calls'])}",
+                      f"{stages['views']} view: reinterpret_tensor"]),
     ]
-    lines = ["```mermaid", "flowchart TB",
-             "    accTitle: torch.compile(TinyHead): " + " > ".join(name for _, name, _ in boxes),
-             "    accDescr: " + "; ".join(f"{name}: {what.replace('<br/>', ', ')}" for _, name, what in boxes)]
-    lines += [f'    {key}["{name}<br/>{what}"]' for key, name, what in boxes]
-    lines += [f"    {a[0]} --> {b[0]}" for a, b in zip(boxes, boxes[1:])]
-    lines.append("```")
-    return "\n".join(lines)
+    title = "torch.compile(TinyHead): " + " > ".join(name for name, _ in boxes)
+    desc = "; ".join(f"{name}: {', '.join(what)}" for name, what in boxes)
+    return svg([Box((name, *what)) for name, what in boxes], [Link()] * (len(boxes) - 1), title, desc, "pipeline")
 
 
 def main():
-    print(mermaid(one_compile()))
+    print(diagram(one_compile()))
 
 
 def claim_counts(main):
     """#pipeline-diagram: one compile: Dynamo captures 1 graph with 3 inputs and 2 calls, AOTAutograd and the decompositions hand Inductor 7 ATen ops, and Inductor generates 1 kernel plus 1 extern call (addmm) and 1 view."""
-    descr = main.line("accDescr:")
+    descr = main.line("<desc>")
     return ("Dynamo: 1 FX graph: 3 inputs, 2 calls" in descr
             and "AOTAutograd + decompositions: 7 ATen ops: permute, addmm, amax, sub, exp, sum, div" in descr
             and "Inductor: 1 generated kernel: cpp_fused__softmax_0, 1 extern call: extern_kernels.addmm, 1 view" in descr)
