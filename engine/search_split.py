@@ -1,9 +1,10 @@
-"""Search in the reader's language only.
+"""Search in the reader's language only, from a small index.
 
-Material builds one index holding both languages, and every page loads it from the
-site root. After the build this writes one index per language (`search/` for the
-default, `<lang>/search/` for the others) and points each translated page's
-`__config.base` at its language root, where the search worker looks for its index.
+Material builds one index holding both languages, read from the site root. After the
+build this writes one index per language (`search/` for the default, `<lang>/search/`
+for the others), each section as engine/search_text.py keeps it (title, teaser, words),
+and points each translated page's `__config.base` at its language root, where the
+search worker looks for its index.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+
+from engine import search_text
 
 CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL)
 
@@ -24,7 +27,10 @@ def languages(config) -> tuple[str, list[str]]:
 
 def _write_index(path: Path, index: dict, docs: list[dict], lang: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    subset = {**index, "config": {**index["config"], "lang": [lang]}, "docs": docs}
+    config = index["config"]
+    fields = {**config["fields"], search_text.WORDS: config["fields"]["text"]}  # words weigh as the text
+    subset = {**index, "config": {**config, "lang": [lang], "fields": fields},
+              "docs": search_text.sections(docs, config["separator"])}
     path.write_text(json.dumps(subset, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
 

@@ -145,6 +145,10 @@ class Visit:
             self.page.wait_for_timeout(25)
         self.failed.append(f"still loading after {timeout_s} s: {sorted(r.url for r in self.in_flight)}")
 
+    def urls(self) -> list[str]:
+        """Every address this visit's page asked for, so far."""
+        return sorted(request.url for request in self.requests)
+
     def problems(self) -> list[str]:
         """Requests that left the machine or failed, console errors and uncaught exceptions."""
         self.settle()

@@ -29,14 +29,6 @@ def server(built_site):
 
 
 @pytest.fixture(scope="session")
-def reading_server(built_site):
-    """The same site, its search indexes without documents (Server): for the visits that search nothing."""
-    served = Server(built_site, SITE_PREFIX, search_documents=False)
-    yield served
-    served.close()
-
-
-@pytest.fixture(scope="session")
 def fixture_server(fixture_site):
     served = Server(fixture_site, SITE_PREFIX)
     yield served

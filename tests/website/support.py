@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import functools
 import http.server
-import json
 import os
 import sys
 import threading
@@ -87,7 +86,6 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     """Static files under a path prefix; anything else gets the site's 404 page, as a host serves it."""
 
     prefix = "/"
-    search_documents = True
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
                       ".ipynb": "application/x-ipynb+json", ".js": "text/javascript"}
 
@@ -109,20 +107,6 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
-    def do_GET(self):  # noqa: N802 - the base class's name
-        """As the host serves it, but for a search index on a server without search documents (Server)."""
-        file = Path(self.translate_path(self.path))
-        if self.search_documents or file.name != "search_index.json" or not file.is_file():
-            return super().do_GET()
-        body = json.dumps({**json.loads(file.read_text(encoding="utf-8")), "docs": []}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Last-Modified", self.date_time_string(file.stat().st_mtime))
-        self.end_headers()
-        self.wfile.write(body)
-        return None
-
     def log_message(self, format, *args):  # noqa: A002 - the base class's name
         pass
 
@@ -135,14 +119,10 @@ class _HTTPServer(http.server.ThreadingHTTPServer):
 
 
 class Server:
-    """The built site on 127.0.0.1, on a port the OS picks, until `close()`. Without `search_documents`,
-    each language's search index comes with its configuration (languages, separator, pipeline) and no
-    documents: the search worker starts and loads its language's scripts as on any visit, and indexes
-    nothing (a whole language's index, built on every page, was about half a second of the browser's
-    work a visit). Only the visits that search need the documents."""
+    """The built site on 127.0.0.1, on a port the OS picks, until `close()`."""
 
-    def __init__(self, site_dir: Path, prefix: str, search_documents: bool = True):
-        handler = type("Handler", (_Handler,), {"prefix": prefix, "search_documents": search_documents})
+    def __init__(self, site_dir: Path, prefix: str):
+        handler = type("Handler", (_Handler,), {"prefix": prefix})
         self.httpd = _HTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site_dir)))
         self.origin = f"http://127.0.0.1:{self.httpd.server_port}"
         self.root = self.origin + prefix

@@ -1,17 +1,15 @@
 """Every page, in both languages, read in headless Chromium with every other host blocked.
 
 Each page must load with no console error, no failed request and no request for another host;
-its diagrams render with a text alternative; axe-core finds no moderate, serious or critical violation in
-the light and the dark scheme; its outputs fit a laptop and a phone (layout.py); the copy button copies
-its code; the palette toggle switches the scheme; the language selector lands on the same page in the
-other language.
+its diagrams render with a text alternative; it loads no search index until the reader opens search
+(test_search.py); axe-core finds no moderate, serious or critical violation in the light and the dark
+scheme; its outputs fit a laptop and a phone (layout.py); the copy button copies its code; the palette
+toggle switches the scheme; the language selector lands on the same page in the other language.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -25,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PAGES = site_pages(ROOT / "docs")
 FIXTURE_PAGES = site_pages(FIXTURE_DOCS)
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+SEARCH_INDEX = "/search/search_index.json"  # requested once the reader opens search (test_search.py)
 TOGGLE = "form[data-md-component=palette] label:not([hidden])"
 
 
@@ -115,14 +114,15 @@ def read_page(reader, server, site_dir: Path, site_page: SitePage) -> list[str]:
         problems += copy_button_problems(page)
         problems += toggle_problems(page)
         problems += visit.problems()  # before leaving: what the twin loads is its own visit's business
+        problems += [f"loaded {url} before search was opened" for url in visit.urls() if url.endswith(SEARCH_INDEX)]
         return problems + switcher_problems(page, server, site_page)
     finally:
         visit.close()
 
 
 @pytest.mark.parametrize("site_page", PAGES, ids=lambda p: p.id)
-def test_page_reads_well_offline(reader, reading_server, built_site, site_page):
-    problems = read_page(reader, reading_server, built_site, site_page)
+def test_page_reads_well_offline(reader, server, built_site, site_page):
+    problems = read_page(reader, server, built_site, site_page)
     assert not problems, f"{site_page.id}:\n  " + "\n  ".join(problems)
 
 
@@ -177,60 +177,6 @@ def test_missing_page_gets_the_404_page_in_english(reader, server, missing):
         visit.close()
 
 
-def common_word(site_dir: Path) -> str:
-    """A word that both languages' search indexes contain (so filtering by language shows)."""
-    def words(index: Path) -> Counter:
-        docs = json.loads(index.read_text(encoding="utf-8"))["docs"]
-        return Counter(w.lower() for d in docs for w in re.findall(r"[A-Za-z]{5,}", d["title"] + " " + d["text"]))
-
-    english, spanish = words(site_dir / "search" / "search_index.json"), words(site_dir / "es" / "search" / "search_index.json")
-    shared = [w for w, _ in (english + spanish).most_common() if english[w] and spanish[w]]
-    assert shared, "no word appears in both languages' search indexes"
-    return shared[0]
-
-
-def search(reader, server, lang: str, query: str) -> list[str]:
-    """The result links of typing `query` into the search box of the home page in `lang`; the visit
-    must have met no problem."""
-    visit = reader.open(server.origin, server.url("" if lang == "en" else f"{lang}/"))
-    try:
-        page = visit.page
-        page.locator(".md-search__input").click()
-        page.locator(".md-search__input").press_sequentially(query)
-        page.wait_for_selector(".md-search-result__item", timeout=15000)
-        links = page.eval_on_selector_all(".md-search-result__link", "links => links.map(a => a.href)")
-        assert visit.problems() == []
-        return links
-    finally:
-        visit.close()
-
-
-@pytest.mark.parametrize("lang", ["en", "es"])
-def test_search_returns_pages_in_the_readers_language_only(reader, server, built_site, lang):
-    query = common_word(built_site)
-    links = search(reader, server, lang, query)
-    assert links, f"searching {query!r} found nothing"
-    spanish = [link for link in links if link.startswith(server.url("es/"))]
-    wrong = [link for link in links if (link in spanish) != (lang == "es")]
-    assert not wrong, f"searching {query!r} in {lang} found pages of the other language: {wrong}"
-
-
-def parenthesised_word(index: Path) -> str:
-    """A word the index holds only inside parentheses, as in "storage (almacenamiento)"."""
-    docs = json.loads(index.read_text(encoding="utf-8"))["docs"]
-    text = " ".join(d["title"] + " " + d["text"] for d in docs).lower()
-    inside = sorted(set(re.findall(r"\((\w{6,})\)", text)))
-    only = [w for w in inside if not re.search(rf"(?<![\w(]){w}\b", text)]
-    assert only, f"{index}: no word appears only inside parentheses"
-    return only[0]
-
-
-@pytest.mark.parametrize("lang", ["en", "es"])
-def test_search_finds_a_word_written_in_parentheses(reader, server, built_site, lang):
-    query = parenthesised_word(built_site / ("" if lang == "en" else f"{lang}/") / "search" / "search_index.json")
-    assert search(reader, server, lang, query), f"searching {query!r} in {lang} found nothing"
-
-
 def home_pages() -> list[SitePage]:
     """The home page, in both languages."""
     return [p for p in PAGES if p.path in ("", "es/")]
@@ -242,8 +188,8 @@ def key_pages() -> list[SitePage]:
 
 
 @pytest.mark.parametrize("site_page", home_pages(), ids=lambda p: p.id)
-def test_a_reader_who_prefers_dark_gets_the_dark_scheme(reader, reading_server, site_page):
-    visit = reader.open(reading_server.origin, reading_server.url(site_page.path), scheme="dark")
+def test_a_reader_who_prefers_dark_gets_the_dark_scheme(reader, server, site_page):
+    visit = reader.open(server.origin, server.url(site_page.path), scheme="dark")
     try:
         assert scheme(visit.page) == "slate"
         assert visit.problems() == []

@@ -1,0 +1,62 @@
+"""What search keeps of a page (engine/search_text.py)."""
+
+import re
+
+from material.plugins.search.plugin import SearchIndex
+
+from engine import search_text
+
+SEPARATOR = r'[\s\-,;:!?¿¡()\[\]{}"«»“”]+'  # mkdocs.yml's
+PAGE = """<h1 id="top">Top</h1>
+<p>The call enters at <code>AutogradCPU</code>, then <code>aten::addmm</code> runs.</p>
+<div class="language-python highlight"><span class="filename">snippets/x.py</span><pre><span></span><code><span class="n">secret_name</span>
+</code></pre></div>
+<div class="nmb-output highlight"><pre><span></span><code>an output line
+</code></pre></div>
+<p class="nmb-provenance">Output built on CPU.</p>
+<p class="nmb-figure"><svg role="img"><title>a chart</title><text>bars</text></svg></p>
+<h2 id="next">Next</h2>
+<p>A tensor views a storage, which a view shares: its sizes, strides and offset say which of the bytes it
+reads. The storage (almacenamiento) holds the bytes. AutogradCPU again.</p>
+"""
+
+
+class Page:
+    """What Material's search plugin reads of a page."""
+
+    def __init__(self, content: str):
+        self.content, self.url, self.title, self.meta, self.toc = content, "p/", "Top", {}, []
+
+
+def entries(html: str) -> list[dict]:
+    index = SearchIndex(separator=SEPARATOR)
+    index.add_entry_from_context(Page(html))
+    return index.entries
+
+
+def test_search_reads_prose_and_inline_code_not_what_snippets_show():
+    marked = search_text.mark_shown(PAGE)
+    text = " ".join(entry["text"] for entry in entries(marked))
+    assert "<code>AutogradCPU</code>" in text and "almacenamiento" in text
+    assert not any(shown in text for shown in ("secret_name", "snippets/x.py", "an output line", "Output built",
+                                               "a chart", "bars"))
+    assert re.sub(r' data-search-exclude="shown"', "", marked) == PAGE  # the marks add nothing else
+
+
+def test_each_section_keeps_a_teaser_and_the_words_its_page_has_not_used_yet():
+    sections = search_text.sections(entries(search_text.mark_shown(PAGE)), SEPARATOR)
+    first, second = sections
+    assert first["text"] == "<p>The call enters at <code>AutogradCPU</code>, then <code>aten::addmm</code> runs.</p>"
+    words = second["words"].split()
+    assert second["location"] == "p/#next" and second["text"].startswith("<p>A tensor views a storage")
+    assert "almacenamiento" in words and "holds" in words  # after the teaser; "storage" in it already
+    assert "storage" not in words and "again" in words and "again." not in words  # a word, not its full stop
+    assert "autogradcpu" not in words  # used by the first section already
+    assert search_text.sections(sections, SEPARATOR) == sections  # kept sections stay as they are
+
+
+def test_a_long_teaser_is_cut_at_a_space_with_its_code_closed():
+    teaser = search_text.teaser("<p>" + "word " * 15 + "<code>" + "x " * 30 + "</code></p>", limit=100)
+    assert teaser.startswith("<p>word word") and teaser.endswith("</code> …</p>")
+    assert len(teaser) < 130 and teaser.count("<code>") == teaser.count("</code>") == 1
+
