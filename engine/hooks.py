@@ -22,8 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the engine package itself, wherever the config lives
     sys.path.insert(0, str(ROOT))
 
-from engine import (atomic, background, interface, notebook_html, notebook_pages, notebooks,  # noqa: E402
-                    numerics, pages, render, render_cache, search_split, search_text, sources, translations)
+from engine import (atomic, background, interface, lighter, notebook_html, notebook_pages,  # noqa: E402
+                    notebooks, numerics, pages, render, render_cache, search_split, search_text, sources,
+                    translations)
 from engine.execute import SLEEPING_OPENMP, Executor, jobs  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
 from engine.sources import SnippetError  # noqa: E402
@@ -194,8 +195,9 @@ def on_page_markdown(markdown, page, config, files):
 
 
 def on_page_content(html, page, config, files):
-    """A notebook page's body; every snippet block the page showed ran; what search leaves out marked
-    (engine/search_text.py: the search plugin reads the page next, and removes the marks)."""
+    """A notebook page's body; every snippet block the page showed ran; its code blocks made lighter
+    (engine/lighter.py); what search leaves out marked (engine/search_text.py: the search plugin reads
+    the page next, and removes the marks)."""
     site = pages.current()
     if notebook_pages.is_notebook_page(page):
         html = notebook_pages.render(page, config, site) or html
@@ -204,7 +206,7 @@ def on_page_content(html, page, config, files):
         site.fail("(page)", f"{expected - site.rendered} of {expected} snippet block(s) did not run "
                             "(markdown-exec could not execute them: see the warning above)")
     _report(site)
-    return search_text.mark_shown(html)
+    return search_text.mark_shown(lighter.lighter(html))
 
 
 def _report(site) -> None:

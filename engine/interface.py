@@ -10,6 +10,9 @@ Applied to each page's finished HTML (engine/hooks.py, `on_post_page`):
 - A navigation section is named by the label of its toggle, which holds only an icon when the
   section has an index page: an unnamed landmark (axe: landmark-unique). Each section is named by
   its title instead.
+- The theme's scripts (its bundle, then readers.js) sit at the end of the body, where the browser
+  still waits for each before it shows the page: each is deferred (run in the same order, once the
+  page is parsed, as the theme's bundle expects: it starts on DOMContentLoaded).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ ANCHOR = re.compile(r'(<a class="headerlink" href="[^"]*" title=")([^"]*)(")')
 CHECKBOX_AUTOCOMPLETE = re.compile(r'(<input\b[^>]*\btype="checkbox"[^>]*?)\s+autocomplete="off"')
 EMPTY_TABINDEX = 'tabindex=""'
 EMPTY_HEADER = re.compile(r"<th(\s[^>]*)?>(\s*)</th>")
+SCRIPT = re.compile(r'<script src="([^"]+)"></script>')
 SECTION = re.compile(r'(<nav class="md-nav" data-md-level="\d+" aria-labelledby=")(\w+)_label("[^>]*>\s*'
                      r'<label class="md-nav__title" for="\2")>')
 
@@ -34,7 +38,7 @@ def in_language(html: str, lang: str) -> str:
 
 
 def without_empty_tabindex(html: str) -> str:
-    """Every `tabindex=""` that follows white space removed, with that white space (as
+    r"""Every `tabindex=""` that follows white space removed, with that white space (as
     re.sub(r'\s+tabindex=""', '', html) does); str.split, as that expression tries every position of
     the page."""
     pieces = html.split(EMPTY_TABINDEX)
@@ -47,8 +51,9 @@ def without_empty_tabindex(html: str) -> str:
 
 
 def valid(html: str) -> str:
-    """The theme's invalid attributes removed, empty headers and unnamed sections fixed."""
+    """The theme's invalid attributes removed, empty headers and unnamed sections fixed, scripts deferred."""
     html = without_empty_tabindex(CHECKBOX_AUTOCOMPLETE.sub(r"\1", html))
+    html = SCRIPT.sub(r'<script src="\1" defer></script>', html)
     html = SECTION.sub(r'\1\2_title\3 id="\2_title">', html)
     return EMPTY_HEADER.sub(lambda m: f"<td{m[1] or ''}>{m[2]}</td>", html)
 

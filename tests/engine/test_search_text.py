@@ -1,10 +1,10 @@
-"""What search keeps of a page (engine/search_text.py)."""
+"""What search keeps of a page (engine/search_text.py), and the code blocks made lighter (engine/lighter.py)."""
 
 import re
 
 from material.plugins.search.plugin import SearchIndex
 
-from engine import search_text
+from engine import lighter, search_text
 
 SEPARATOR = r'[\s\-,;:!?¿¡()\[\]{}"«»“”]+'  # mkdocs.yml's
 PAGE = """<h1 id="top">Top</h1>
@@ -60,3 +60,9 @@ def test_a_long_teaser_is_cut_at_a_space_with_its_code_closed():
     assert teaser.startswith("<p>word word") and teaser.endswith("</code> …</p>")
     assert len(teaser) < 130 and teaser.count("<code>") == teaser.count("</code>") == 1
 
+
+def test_code_blocks_lose_their_plain_spans_and_carry_their_line_count():
+    block = ('<pre><span></span><code><span class="k">def</span> <span class="nf">f</span><span class="p">()'
+             '</span><span class="w"> </span><span class="n">x</span>\n<span class="n">y</span>\n</code></pre>')
+    assert lighter.lighter(block) == ('<pre style="--nmb-lines: 2"><span></span><code><span class="k">def</span> '
+                                      '<span class="nf">f</span><span class="p">()</span> x\ny\n</code></pre>')

@@ -27,7 +27,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import load_config
 config_file, docs_dir, site_dir = sys.argv[1:]
 build(load_config(config_file, docs_dir=docs_dir, site_dir=site_dir, strict=True,
-                  nav=[{"Fixture": "index.md"}], extra_css=[]))
+                  nav=[{"Fixture": "index.md"}]))
 """
 
 
