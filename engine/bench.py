@@ -3,7 +3,8 @@
 Measures a cold build of both languages with empty caches, a rebuild with nothing changed, a rebuild
 after a prose edit, and how long a prose edit and a snippet edit take to show under `mkdocs serve --dirty`;
 then where the cold build's time went: the slowest snippet calls, the totals of each kind of call, and
-the time spent outside snippets (MkDocs, both language passes, the search split, notebooks).
+the time spent outside snippets (MkDocs, both language passes, the search split, notebooks); then what
+each page of the site weighs, with what it loads, and each language's search index (engine/weight.py).
 Every figure comes with the CPU time it took (user + system, children included) and the load average.
 """
 
@@ -20,7 +21,9 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
+from engine import weight
 from engine.execute import jobs
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -159,6 +162,7 @@ def main() -> None:
         edit_prose(project, "A prose edit.")
         rows.append(("rebuild after a prose edit", *timed_build(project), os.getloadavg()[0]))
         size, notebooks, pages = site_sizes(project / "site")
+        weights = weight.report(project / "site", urlsplit(os.environ.get("NMB_SITE_URL") or "/").path or "/")
         latencies = serve_latencies(project)
     print(f"{'build (both languages)':32} {'seconds':>8} {'CPU s':>8} {'snippets executed':>18} {'load':>6}")
     for name, seconds, cpu, executed, _, load in rows:
@@ -170,6 +174,7 @@ def main() -> None:
     print("\n".join(breakdown(rows[0][1], rows[0][4])))
     print(f"site, both languages: {size / 1e6:.1f} MB, of which {pages} notebook pages and their stylesheet: "
           f"{notebooks / 1e6:.1f} MB")
+    print("\n".join(weights))
 
 
 if __name__ == "__main__":
