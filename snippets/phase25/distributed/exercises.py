@@ -14,6 +14,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from snippets.phase25.distributed import ranks, torchrun
 from snippets.phase25.distributed.comm import ring_bytes_sent
+from snippets.phase25.distributed.fsdp import quiet_view_warning
 from snippets.phase25.distributed.harness import forward_backward, metered_step
 from snippets.phase25.distributed.model import D_MODEL, SEQ_LEN, build_model, make_batch
 from snippets.phase25.distributed.pipeline import pp_both_rank
@@ -56,6 +57,7 @@ def fsdp_reshard_rank(device: torch.device, reshard_after_forward: bool) -> dict
     inputs, targets = make_batch(BATCH, device)
     mine = slice(rank * BATCH // world, (rank + 1) * BATCH // world)
     mesh = init_device_mesh(device.type, (world,))
+    quiet_view_warning()
     for block in model.blocks:
         fully_shard(block, mesh=mesh, reshard_after_forward=reshard_after_forward)
     fully_shard(model, mesh=mesh)

@@ -23,6 +23,12 @@ SHOWN = ("tok_emb.weight", "pos_emb.weight", "blocks.0.ln1.weight", "blocks.0.at
          "blocks.0.mlp.fc.weight", "blocks.0.mlp.proj.weight", "lm_head.weight", "lm_head.bias")
 
 
+def quiet_view_warning() -> None:
+    """FSDP2 warns that the root returns a view (the logits), which an in-place op would detach from its
+    backward hook; nothing here changes the logits in place."""
+    warnings.filterwarnings("ignore", "FSDP2-wrapped module")
+
+
 def fsdp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:
     """One rank of FSDP2: shard each block and the root, train one step on half the batch."""
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -31,9 +37,7 @@ def fsdp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dic
     reference = reference_grads(model, inputs, targets)
     mine = slice(rank * batch // world, (rank + 1) * batch // world)
     mesh = init_device_mesh(device.type, (world,))
-    # FSDP2 warns that the root returns a view (the logits), which an in-place op would detach from its
-    # backward hook; nothing here changes the logits in place
-    warnings.filterwarnings("ignore", "FSDP2-wrapped module")
+    quiet_view_warning()
     for block in model.blocks:
         fully_shard(block, mesh=mesh)
     fully_shard(model, mesh=mesh)  # the root: embedding and LM head
