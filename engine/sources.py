@@ -285,7 +285,12 @@ def uses_triton(root: Path, path: Path) -> bool:
 CLOCKS = ("timeit", "torch.utils.benchmark", ".perf_counter", ".perf_counter_ns", ".process_time",
           ".cpu_time_total", ".self_cpu_time_total", ".device_time_total", ".self_device_time_total",
           ".cuda_time_total", ".self_cuda_time_total", ".table")  # the profiler's times, alone or in its table
-RANKS = ("multiprocessing", "torch.multiprocessing", "torch.distributed")
+# A call starts ranks when it imports what launches them: torchrun's entry point (torch.distributed.run),
+# elastic_launch (torch.distributed.launcher), the older torch.distributed.launch, elastic's own
+# start_processes, or multiprocessing (mp.spawn, and the course's torchrun.py, whose agent is a child process).
+# A snippet that only names torch.distributed's APIs, or joins a group of one, starts none.
+RANKS = ("multiprocessing", "torch.multiprocessing", "torch.distributed.run", "torch.distributed.launch",
+         "torch.distributed.launcher", "torch.distributed.elastic.multiprocessing.start_processes")
 PROCESSES = ("subprocess",) + RANKS
 COMPILER = ("torch._dynamo", "torch._inductor", "torch.export", "torch.compile", ".compile", ".export")
 
@@ -302,7 +307,7 @@ def starts_processes(root: Path, path: Path) -> bool:
 
 
 def starts_ranks(root: Path, path: Path) -> bool:
-    """Whether the snippet may start ranks (torch.distributed, multiprocessing): processes that fill the cores."""
+    """Whether the snippet may start ranks (torchrun or another launcher, multiprocessing): processes that fill the cores."""
     return uses_any(root, path, RANKS)
 
 

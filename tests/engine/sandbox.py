@@ -74,8 +74,8 @@ class Sandbox:
             (self.path / "docs" / f"{name}.es.md").write_text(f"# Página {{ #page }}\n\n{body}")
 
     def build(self, strict: bool = True, timeout: float = 120, preexec_fn=None, env=None) -> Build:
-        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})}
-        env.pop("NMB_PENDING_RECORDINGS", None)
+        inherited = {k: v for k, v in os.environ.items() if k != "NMB_PENDING_RECORDINGS"}  # only when asked
+        env = {**inherited, "NO_MKDOCS_2_WARNING": "1", **(env or {})}
         site = self.path / "site"
         cmd = [sys.executable, "-m", "mkdocs", "build", "-f", str(self.path / "mkdocs.yml"), "-d", str(site)]
         done = subprocess.run(cmd + (["--strict"] if strict else []), cwd=self.path, env=env,

@@ -81,6 +81,23 @@ def test_recording_that_contradicts_a_claim_fails_the_build(sandbox):
             assert needle in bad.log, (needle, bad.log)
 
 
+def test_a_stale_recording_shown_while_authoring_logs_the_claims_it_breaks(sandbox):
+    """Claims are written for the code as it is now; a stale recording is the output of older code. While
+    authoring (NMB_PENDING_RECORDINGS=1) it is shown, and what its claims say of it is logged, not raised;
+    a build without that setting fails on the stale recording itself."""
+    file = sandbox.snippet("gpu.py", CLAIMED)
+    sandbox.page("index", include("gpu.py"))
+    recordings.save(sandbox.path, file, "main", "ops: 4\nfast 3.0 us, slow 2.0 us\n", GPU)
+    assert sandbox.build().returncode != 0  # the claim fails on a current recording
+    file.write_text(CLAIMED.replace('print("ops: 4")', 'print("ops:", 4)'))  # the source changed: stale
+    authoring = sandbox.build(env={"NMB_PENDING_RECORDINGS": "1"})
+    assert authoring.returncode == 0, authoring.log
+    assert "claims that the stale recording breaks" in authoring.log and "claim_fast_wins" in authoring.log
+    assert "fast 3.0 us" in authoring.page()
+    plain = sandbox.build()
+    assert plain.returncode != 0 and "is stale" in plain.log
+
+
 def test_cached_cpu_output_that_contradicts_a_claim_fails_the_build(sandbox):
     sandbox.snippet("cpu.py", CLAIMED.replace('DEVICES = ("cpu", "cuda")', ""))
     sandbox.page("index", include("cpu.py"))

@@ -52,9 +52,14 @@ def test_calls_that_may_compile_get_fork_servers_that_imported_the_compiler(tmp_
 
 
 @pytest.mark.parametrize("code, processes, ranks", [
-    ("import torch.distributed as dist\n", True, True),
+    ("from torch.distributed import run\n", True, True),  # torchrun's entry point, as the course's torchrun.py
+    ("import torch.distributed.run\n", True, True),
+    ("from torch.distributed.launcher.api import elastic_launch\n", True, True),
     ("import torch.multiprocessing as mp\n", True, True),
+    ("import multiprocessing\n", True, True),
     ("import subprocess\n", True, False),
+    ("import torch.distributed as dist\n", False, False),  # its APIs, or a group of one: no rank started
+    ("from torch.distributed.elastic.multiprocessing.errors import record\n", False, False),  # a rank's side
     ("import torch\n", False, False),
 ])
 def test_calls_that_start_ranks_are_told_from_those_that_start_an_interpreter(tmp_path, code, processes, ranks):

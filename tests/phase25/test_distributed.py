@@ -1,36 +1,86 @@
-"""The distributed survey: every pattern trains one step on 2 gloo ranks; counts, bytes, gradients."""
+"""The distributed survey: every pattern trains one step on 2 gloo ranks started by torchrun; counts,
+bytes, gradients; failures as torchrun reports them; no process outlives a demo or a test."""
 
+import ast
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 import pytest
-import torch.distributed as dist
 
-from snippets.phase25.distributed import api_names, commdebug_limits, deliverable, exercises, faults, launch, traffic
+from snippets.phase25.distributed import (api_names, commdebug_limits, compare, ddp, deliverable, exercises, faults,
+                                          nodes, torchrun, traffic)
 from snippets.phase25.distributed.comm import ring_bytes_sent
-from snippets.phase25.distributed.compare import BATCHES, PATTERNS, compare_rank, crossover, rows, verdicts
-from snippets.phase25.distributed.launch import RankFailed, run_ranks
+from snippets.phase25.distributed.compare import BATCHES, PATTERNS, crossover, rows, verdicts
 from snippets.phase25.distributed.model import D_MODEL, SEQ_LEN, build_model
-from snippets.phase25.distributed.pipeline import pp_both_rank
 from snippets.phase25.distributed.timeline import draw, idle_ticks, peak_in_flight, place
 from tests.test_readable import long_paragraphs
 
 FLOAT = 4
 TOLERANCE = 1e-6
 PARAMS = sum(p.numel() for p in build_model().parameters())
+TAG = "NMB_DEMO_TAG"  # set in the environment torchrun starts from by a test; the agent and every rank inherit it
+
+
+def alive(pid: int) -> bool:
+    """Whether a process runs (a zombie waiting to be reaped counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def tagged(tag: str) -> list[int]:
+    """Processes still running (zombies aside) whose environment carries `tag`: torchrun's agent and ranks."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and f"{TAG}={tag}".encode() in (proc / "environ").read_bytes().split(b"\0") \
+                    and alive(int(proc.name)) and int(proc.name) != os.getpid():
+                found.append(int(proc.name))
+        except OSError:
+            continue
+    return found
+
+
+def gone(tag: str, seconds: float = 10) -> bool:
+    """Whether every process carrying `tag` is gone within `seconds` (a killed process takes a moment)."""
+    deadline = time.monotonic() + seconds
+    while tagged(tag) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return tagged(tag) == []
+
+
+def run_tagged(function, *args, **kwargs):
+    """`function(*args, **kwargs)` (one of torchrun's) with a tag in the environment; (its result, whether
+    every process that carried the tag is gone afterwards)."""
+    tag = uuid.uuid4().hex
+    os.environ[TAG] = tag
+    try:
+        result = function(*args, **kwargs)
+    finally:
+        del os.environ[TAG]
+    return result, gone(tag)
 
 
 @pytest.fixture(scope="module")
-def ranks():
-    """One launch: every pattern at every batch size, on 2 ranks."""
-    return run_ranks(compare_rank, timeout=300)
+def compared():
+    """The command the page shows, run once: every pattern at every batch size on 2 ranks:
+    (the output, every rank's results, whether every process it started is gone)."""
+    (output, results), left_nothing = run_tagged(torchrun.measure, compare.__name__)
+    return output, results, left_nothing
+
+
+@pytest.fixture(scope="module")
+def ranks(compared):
+    return compared[1]
 
 
 def runs(ranks, name, batch=BATCHES[0]):
@@ -193,73 +243,128 @@ def test_comm_debug_mode_ignores_point_to_point():
     assert commdebug_limits.watches("allreduce_") and not commdebug_limits.watches("send")
 
 
-# --- robustness: failures are reported, nothing is left running ----------------------------------
+# --- robustness: failures as torchrun reports them, nothing left running -------------------------
 
-def test_a_crashing_rank_is_named_and_every_rank_stopped():
-    error, started, left = faults.provoke(faults.crash_rank, timeout=120)
-    assert isinstance(error, RankFailed)
-    assert error.errors[1] == "ValueError: rank 1 fails on purpose"
-    assert (started, left) == (2, 0)
-    # the error keeps its traceback, and with it the launcher's frame, but not the store's server thread
-    assert error.__traceback__ is not None and "pt_tcpstore_uv" not in launch.named_threads()
+def test_the_page_runs_the_learners_command(compared):
+    assert compared[0].startswith("$ torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.compare")
+    assert "(started by torchrun: 1 node x 2 processes per node)" in compared[0]
+    assert "fewest calls per step: DDP (1)" in compared[0]
+    assert "Warning" not in compared[0]  # the ranks' stderr reaches the page: no pattern warns there
 
 
-def test_no_rank_is_forked_beside_a_store_server_thread():
-    listener = socket.create_server(("127.0.0.1", 0))
-    store = dist.TCPStore("127.0.0.1", listener.getsockname()[1], 1, is_master=True, wait_for_workers=False,
-                          master_listen_fd=listener.detach())
-    assert "pt_tcpstore_uv" in launch.named_threads() and not launch.may_fork("gloo")
-    del store  # its server thread is joined as it goes
-    assert "pt_tcpstore_uv" not in launch.named_threads()
+def test_no_snippet_starts_ranks_but_through_torchrun(root):
+    """No snippet of the survey starts a process of its own (no Popen, no fork, no spawn), but torchrun.py,
+    which starts torchrun's agent, `torch.distributed.run.main`, in a child process."""
+    for path in sorted((root / "snippets/phase25/distributed").glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        names = {getattr(node.func, "attr", getattr(node.func, "id", None))
+                 for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)}
+        starts = names & {"Popen", "spawn", "start_processes", "fork", "Process", "system", "run_ranks"}
+        assert "Popen" not in source and (not starts or path.name == "torchrun.py"), f"{path.name} starts {starts}"
+    assert not (root / "snippets/phase25/distributed/launch.py").exists()
+    assert not (root / "snippets/phase25/distributed/worker.py").exists()
+    assert "torch_distributed_run.main(arguments)" in (root / "snippets/phase25/distributed/torchrun.py").read_text()
 
 
-def test_a_hanging_rank_is_killed_at_the_deadline():
-    start = time.monotonic()
-    error, started, left = faults.provoke(faults.hang_rank, timeout=15)
-    assert "ran past 15 s" in str(error)
-    assert error.errors[0].startswith("stuck in barrier (torch/distributed/distributed_c10d.py:")
-    assert error.errors[1].startswith("stuck in hang_rank (snippets/phase25/distributed/faults.py:")
-    assert left == 0
-    assert time.monotonic() - start < 60
-
-
-def test_ranks_die_with_their_launcher(root):
-    """Kill the launcher with SIGKILL (no cleanup code runs): the ranks must go too."""
-    with tempfile.TemporaryDirectory() as folder:
-        code = ("from snippets.phase25.distributed import faults, launch;"
-                f"launch.run_ranks(faults.hang_rank, timeout=600, folder={folder!r})")
-        launcher = subprocess.Popen([sys.executable, "-c", code], cwd=root,
-                                    env={**os.environ, "PYTHONPATH": str(root)})
-        try:
-            deadline = time.monotonic() + 120
-            while len(list(Path(folder).glob("*.pid"))) < 2 and time.monotonic() < deadline:
-                time.sleep(0.2)
-            pids = [int(p.stem) for p in Path(folder).glob("*.pid")]
-            assert len(pids) == 2
-        finally:
-            os.kill(launcher.pid, signal.SIGKILL)
-            launcher.wait()
-        deadline = time.monotonic() + 10
-        while any(faults.alive(pid) for pid in pids) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not any(faults.alive(pid) for pid in pids)
-
-
-def rank_main_module(device) -> dict:
-    """A rank's __main__ module: the launcher's (`python -c`: none) when forked, the worker's when spawned."""
-    return {"main": getattr(sys.modules["__main__"].__spec__, "name", None)}
-
-
-def test_ranks_are_forks_while_no_other_thread_runs_and_fresh_interpreters_otherwise(root):
-    code = ("import json, threading; from snippets.phase25.distributed.launch import run_ranks;"
-            "from tests.phase25.test_distributed import rank_main_module as f; forked = run_ranks(f);"
-            "threading.Thread(target=threading.Event().wait, daemon=True).start();"
-            "print(json.dumps([forked, run_ranks(f)]))")
+def test_the_agent_is_a_fork_while_no_other_thread_runs(root):
+    code = ("import threading; from snippets.phase25.distributed.torchrun import may_fork; alone = may_fork();"
+            "threading.Thread(target=threading.Event().wait, daemon=True).start(); print(alone, may_fork())")
     run = subprocess.run([sys.executable, "-c", code], cwd=root, env={**os.environ, "PYTHONPATH": str(root)},
                          capture_output=True, text=True, timeout=120, check=True)
-    forked, spawned = json.loads(run.stdout.splitlines()[-1])
-    assert [r["main"] for r in forked] == [None, None]
-    assert [r["main"] for r in spawned] == ["snippets.phase25.distributed.worker"] * 2
+    assert run.stdout.split() == ["True", "False"]
+
+
+def test_a_rank_that_raises_is_the_root_cause_and_the_other_is_stopped():
+    output, left_nothing = run_tagged(torchrun.run, torchrun.standalone(faults.__name__, "crash"))
+    report = output.split("Root Cause (first observed failure):")[1]
+    assert "rank      : 1 (local_rank: 1)" in report and "ValueError: rank 1 fails on purpose" in report
+    assert "Sending process <pid of rank 0> closing signal SIGTERM" in output
+    assert 'File "snippets/phase25/distributed/faults.py", line' in output.split("closing signal SIGTERM")[1]
+    error_file = json.loads(output.split("The error file torchrun left in TORCHELASTIC_ERROR_FILE:")[1])
+    assert error_file["message"]["message"] == "ValueError: rank 1 fails on purpose"
+    assert left_nothing
+
+
+def test_a_hang_ends_with_the_group_timeout_and_shows_where_each_rank_was():
+    start = time.monotonic()
+    output, left_nothing = run_tagged(torchrun.run, torchrun.standalone(faults.__name__, "hang"))
+    root_cause = output.split("Root Cause (first observed failure):")[1]
+    assert "rank      : 0 (local_rank: 0)" in root_cause and "dist.barrier()" in root_cause
+    assert f"Timed out waiting {faults.GROUP_TIMEOUT * 1000}ms" in root_cause
+    stack = output.split("Sending process <pid of rank 1> closing signal SIGTERM")[1].split("\nE ")[0]
+    assert "in hang" in stack
+    assert left_nothing
+    assert time.monotonic() - start < 120
+
+
+def stalling(folder: Path, timeout: float = 120) -> None:
+    """Wait until both ranks of `faults stall` are stalling (each says so in the agent's log under `folder`)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        logs = list(folder.rglob("torchrun.log"))
+        if logs and logs[0].read_text(errors="replace").count(" stalls") == 2:
+            return
+        time.sleep(0.2)
+    raise TimeoutError(f"the ranks did not stall within {timeout} s")
+
+
+def test_the_deadline_stops_torchrun_which_stops_every_rank_and_shows_where_it_was(tmp_path):
+    def stall_past_the_deadline():
+        process = torchrun.start(torchrun.standalone(faults.__name__, "stall"), tmp_path)
+        stalling(tmp_path)
+        return torchrun.tidy(torchrun.finish(process, tmp_path, deadline=0))
+
+    output, left_nothing = run_tagged(stall_past_the_deadline)
+    assert "(torchrun stopped by the 0 s deadline, exit code 1)" in output
+    assert output.count("Sending process <pid of a rank> closing signal SIGTERM") == 2
+    assert output.count(" in stall") == 2  # faulthandler: where each rank was when the agent passed SIGTERM on
+    assert "SignalException: Process <pid of the agent> got signal: 15" in output
+    assert left_nothing
+
+
+def test_no_process_outlives_a_demo_killed_with_sigkill(root, tmp_path):
+    """The demo's process dies without cleaning up (the build's snippet timeout kills it so): the agent and
+    the ranks go with it. A thread runs in the demo's process, so the agent is a fresh interpreter."""
+    tag = uuid.uuid4().hex
+    code = ("import threading; from snippets.phase25.distributed import faults, torchrun;"
+            "threading.Thread(target=threading.Event().wait, daemon=True).start();"
+            "torchrun.run(torchrun.standalone(faults.__name__, 'stall'))")
+    demo = subprocess.Popen([sys.executable, "-c", code], cwd=root,
+                            env={**os.environ, "PYTHONPATH": str(root), "TMPDIR": str(tmp_path), TAG: tag})
+    try:
+        stalling(tmp_path)
+        assert len(tagged(tag)) >= 4  # the demo, the agent, two ranks (and multiprocessing's resource tracker)
+    finally:
+        os.kill(demo.pid, signal.SIGKILL)
+        demo.wait()
+    assert gone(tag)
+
+
+def test_no_process_survives_the_patterns(compared):
+    assert compared[2]
+
+
+def test_two_nodes_give_the_single_node_gradients():
+    (command, outputs), left_nothing = run_tagged(nodes.two_nodes, nodes.free_port())
+    report = next(output for output in outputs if "gradient digest" in output)
+    assert "rank 1 (node 1, local rank 0)" in report and "DDP on 2 ranks (2 nodes)" in report
+    assert len(nodes.digests(report)) == 1
+    assert all("It will be ignored for rdzv_backend=c10d." in output for output in outputs)  # --node-rank
+    assert left_nothing
+    cluster = torchrun.multinode(ddp.__name__, nnodes=2, **nodes.CLUSTER)
+    assert nodes.changes(command, cluster) == (["--nproc-per-node", "--rdzv-endpoint", "--rdzv-id"], ["--node-rank"])
+
+
+def test_tidy_masks_what_changes_between_runs():
+    raw = ("W1124 12:58:24.785000 11478 /x/lib/python3.11/site-packages/torch/distributed/api.py:1028] "
+           "Sending process 11574 closing signal SIGTERM\n"
+           "  rank      : 1 (local_rank: 1)\n  exitcode  : -15 (pid: 11574)  (SIGTERM)\n"
+           "  time      : 2026-11-24_12:58:24\n  error_file: /tmp/torchelastic_ab/c-d_e/attempt_0/1/error.json\n"
+           '      "timestamp": "1795849178"\n')
+    assert torchrun.tidy(raw).splitlines() == [
+        "W torch/distributed/api.py:1028] Sending process <pid of rank 1> closing signal SIGTERM",
+        "  rank      : 1 (local_rank: 1)", "  exitcode  : -15 (pid: <pid of rank 1>)  (SIGTERM)",
+        "  time      : <time>", "  error_file: <tmp>/attempt_0/1/error.json", '      "timestamp": "<time>"']
 
 
 # --- the deliverable -------------------------------------------------------------------------------
@@ -301,8 +406,13 @@ def test_the_diagram_draws_every_measured_call_and_agrees_with_the_table(ranks):
 
 # --- the exercises -----------------------------------------------------------------------------------
 
+def exercise(case: str) -> list[dict]:
+    """Every rank's results of `torchrun ... -m snippets.phase25.distributed.exercises CASE`."""
+    return torchrun.measure(exercises.__name__, case)[1]
+
+
 def test_smaller_buckets_cut_the_same_bytes_into_several_all_reduces():
-    r = run_ranks(exercises.ddp_buckets_rank, bucket_cap_mb=exercises.BUCKET_MB)[0]
+    r = exercise("buckets")[0]
     sizes = [payload for _, _, payload in r["calls"]]
     cap = exercises.BUCKET_MB * 2**20
     assert r["counts"] == {"backward:all_reduce": len(sizes)} and len(sizes) > 1
@@ -311,7 +421,7 @@ def test_smaller_buckets_cut_the_same_bytes_into_several_all_reduces():
 
 
 def test_keeping_blocks_gathered_drops_the_backward_all_gathers():
-    r = run_ranks(exercises.both_reshard_settings_rank)[0]
+    r = exercise("no-reshard")[0]
     assert r["True"]["counts"]["backward:all_gather"] == 2
     assert "backward:all_gather" not in r["False"]["counts"]
     assert r["False"]["counts"]["forward:all_gather"] == r["False"]["counts"]["backward:reduce_scatter"] == 3
@@ -319,8 +429,8 @@ def test_keeping_blocks_gathered_drops_the_backward_all_gathers():
 
 
 def test_more_microbatches_shrink_the_bubble_not_the_bytes():
-    microbatches, stages = 8, 2
-    ranks = run_ranks(pp_both_rank, microbatches=microbatches)
+    microbatches, stages = exercises.MICROBATCHES, 2
+    ranks = exercise("microbatches")
     for name in ("GPipe", "1F1B"):
         actions = [r[name]["actions"] for r in ranks]
         idle, total = idle_ticks(place(actions))

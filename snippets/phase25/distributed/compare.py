@@ -1,4 +1,7 @@
-"""The four patterns side by side: calls, bytes and parameters per rank for one training step."""
+"""The four patterns side by side: calls, bytes and parameters per rank for one training step.
+
+Run it with `torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.compare [--timed-steps N]`.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +9,11 @@ from collections import Counter
 from statistics import median
 
 import torch
+import torch.distributed as dist
 
+from snippets.phase25.distributed import ranks, torchrun
 from snippets.phase25.distributed.ddp import ddp_rank
 from snippets.phase25.distributed.fsdp import fsdp_rank
-from snippets.phase25.distributed.launch import run_ranks
 from snippets.phase25.distributed.pipeline import pp_rank
 from snippets.phase25.distributed.tensor_parallel import tp_rank
 
@@ -26,16 +30,20 @@ PATTERNS = {
 
 
 def compare_rank(device: torch.device, batches=BATCHES, timed_steps: int = 0, names=tuple(PATTERNS)) -> dict:
-    """The named patterns (all by default) at every batch size, one after the other, in one process group."""
-    return {f"{name} @{batch}": PATTERNS[name][0](device, batch=batch, timed_steps=timed_steps, **PATTERNS[name][1])
+    """The named patterns (all by default) at every batch size, one after the other, in one process group;
+    where they ran and how the ranks were started."""
+    world = dist.get_world_size()
+    where = f"{world} x {torch.cuda.get_device_name(device)}" if device.type == "cuda" else f"{world} CPU processes"
+    return {"where": f"{where} over {dist.get_backend()}", "launched": ranks.launched(), "timed_steps": timed_steps} | {
+        f"{name} @{batch}": PATTERNS[name][0](device, batch=batch, timed_steps=timed_steps, **PATTERNS[name][1])
             for batch in batches for name in names}
 
 
-def rows(ranks: list[dict], batches=BATCHES, names=tuple(PATTERNS)) -> list[dict]:
+def rows(results: list[dict], batches=BATCHES, names=tuple(PATTERNS)) -> list[dict]:
     """One row per pattern, from every rank's results."""
     table = []
     for name in names:
-        runs = {batch: [r[f"{name} @{batch}"] for r in ranks] for batch in batches}
+        runs = {batch: [r[f"{name} @{batch}"] for r in results] for batch in batches}
         first = runs[batches[0]]
         calls = Counter()
         for key, n in first[0]["counts"].items():
@@ -88,7 +96,7 @@ def verdicts(table: list[dict], batches=BATCHES) -> list[str]:
     for row in table:
         if row is not ddp:
             grows = row["sent"][batches[-1]] > row["sent"][batches[0]]
-            point = crossover(row, ddp, batches)
+            point = crossover(row, ddp, batches) if grows else None
             ratio = row["sent"][batches[0]] / ddp["sent"][batches[0]]
             lines.append(f"{row['pattern']}: {ratio:.2f} x DDP's bytes at {batches[0]} sequences; "
                          + ("they grow with the batch" if grows else "they do not depend on the batch")
@@ -96,13 +104,34 @@ def verdicts(table: list[dict], batches=BATCHES) -> list[str]:
     return lines
 
 
+def report(results: list[dict], batches=BATCHES) -> str:
+    """What rank 0 prints: the table, with median step times when steps were timed, and the verdicts."""
+    steps = results[0]["timed_steps"]
+    table = rows(results, batches)
+    header = (f"One training step on {results[0]['where']} ({results[0]['launched']}); batches of "
+              f"{' and '.join(map(str, batches))} sequences of 16 tokens; bytes each rank sends (ring algorithms)")
+    if steps:
+        header += f"; median step time of {steps} steps, slowest rank"
+    return "\n".join([header, format_table(table, batches, times=bool(steps)), *verdicts(table, batches)])
+
+
 def main():
-    ranks = run_ranks(compare_rank, backend="gloo", timeout=240)
-    table = rows(ranks)
-    print(f"One training step on 2 ranks over gloo; batches of {' and '.join(map(str, BATCHES))} "
-          "sequences of 16 tokens; bytes each rank sends (ring algorithms)")
-    print(format_table(table))
-    print("\n".join(verdicts(table)))
+    print(torchrun.run(torchrun.standalone(__name__)))
+
+
+if __name__ == "__main__":
+    parser = ranks.arguments(__doc__)
+    parser.add_argument("--timed-steps", type=int, default=0, help="also time this many steps of each pattern")
+    parser.add_argument("--batches", type=int, nargs="+", default=BATCHES, help="sequences per step")
+    options = parser.parse_args()
+    batches = tuple(options.batches)
+    ranks.run(compare_rank, lambda results: report(results, batches), results=options.json,
+              batches=batches, timed_steps=options.timed_steps)
+
+
+def claim_starts_with_its_command(main):
+    """#comparison: the output starts with the command that produced it."""
+    return main.lines[0] == "$ torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.compare"
 
 
 def claim_bytes_by_batch(main):

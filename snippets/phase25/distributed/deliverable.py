@@ -1,7 +1,8 @@
 """Part F: write the one-page distributed survey, DISTRIBUTED.md, from a fresh measurement.
 
 Usage: python -m snippets.phase25.distributed.deliverable [OUT_DIR]
-writes DISTRIBUTED.md, distributed.json and manifest.json (default experiments/25-distributed/).
+runs `torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.compare` and writes
+DISTRIBUTED.md, distributed.json and manifest.json (default experiments/25-distributed/).
 `write_survey(out)` writes only the first two: lab 03's deliverable puts them into experiments/25-compile/.
 """
 
@@ -15,13 +16,13 @@ from pathlib import Path
 import torch
 
 from snippets.experiment import cli, write_manifest
-from snippets.phase25.distributed.compare import BATCHES, compare_rank, crossover, format_table, rows, verdicts
-from snippets.phase25.distributed.launch import run_ranks
+from snippets.phase25.distributed import compare, torchrun
+from snippets.phase25.distributed.compare import BATCHES, crossover, format_table, rows, verdicts
 
 ISOLATE = True
 TIMEOUT = 300
 DEFAULT_OUT = Path("experiments/25-distributed")
-SEED = 0  # every rank seeds torch with it before the demo; the weights are the shipped MiniGPT's
+SEED = 0  # every rank seeds torch with it before the demo (ranks.run); the weights are the shipped MiniGPT's
 PATTERNS = {
     "DDP (DistributedDataParallel)": (
         "Every rank holds the whole model and trains on its own slice of the batch; in backward the "
@@ -59,7 +60,9 @@ def survey(table: list[dict]) -> str:
     ddp, tp = by_name["DDP"], by_name["TP"]
     lines = ["# Distributed survey: DDP, FSDP, tensor parallel, pipeline parallel", "",
              paragraph(f"torch {torch.__version__}; each pattern trained one step of the grammar MiniGPT "
-                           "on 2 CPU processes over gloo (python -m snippets.phase25.distributed.deliverable)."), ""]
+                           "on 2 CPU processes over gloo, started by torchrun (python -m "
+                           "snippets.phase25.distributed.deliverable runs torchrun --standalone --nproc-per-node=2 "
+                           "-m snippets.phase25.distributed.compare)."), ""]
     for name, (what, when) in PATTERNS.items():
         lines += [f"## {name}", "", paragraph(f"{what} {when}"), ""]
     lines += ["## Measured", "", "```text", format_table(table), *verdicts(table), "```", "",
@@ -77,7 +80,7 @@ def survey(table: list[dict]) -> str:
 def write_survey(out: Path, table: list[dict] | None = None) -> list[dict]:
     """Write DISTRIBUTED.md and distributed.json into `out` (a folder whose manifest is written by its
     caller), from `table` (the rows of `compare.rows`) or from a fresh measurement; the table's rows."""
-    table = table or rows(run_ranks(compare_rank, timeout=240))
+    table = table or rows(torchrun.measure(compare.__name__, deadline=240)[1])
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "DISTRIBUTED.md").write_text(survey(table), encoding="utf-8")
@@ -105,11 +108,11 @@ if __name__ == "__main__":
 
 def claim_one_page(main):
     """#summary: each pattern in two sentences, what it was measured to send, and the pick for the grammar MiniGPT,
-    from a fresh run of every pattern on two CPU processes."""
+    from a fresh run of every pattern on two CPU processes started by torchrun."""
     sections = re.split(r"^## ", main.text, flags=re.MULTILINE)[1:]
     patterns = [s for s in sections if not s.startswith(("Measured", "Which would I pick"))]
     sentences = [len(re.findall(r"[.!?](?=\s|$)", " ".join(s.split("\n", 1)[1].split()))) for s in patterns]
-    return (sentences == [2, 2, 2, 2] and "on 2 CPU\nprocesses over gloo" in main
+    return (sentences == [2, 2, 2, 2] and "on 2 CPU processes over gloo, started by torchrun" in " ".join(main.text.split())
             and "## Measured" in main and "sent/rank @8" in main and "## Which would I pick for the grammar MiniGPT" in main)
 
 

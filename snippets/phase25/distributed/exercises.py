@@ -1,5 +1,8 @@
 """Solutions of the survey's exercises, each one run on 2 gloo ranks: smaller DDP buckets, FSDP2
-without resharding, a pipeline with more micro-batches, and where tensor parallel's bytes pass DDP's."""
+without resharding, a pipeline with more micro-batches, and where tensor parallel's bytes pass DDP's.
+
+Run one with `torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.exercises CASE`.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +12,10 @@ from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import fully_shard
 from torch.nn.parallel import DistributedDataParallel
 
+from snippets.phase25.distributed import ranks, torchrun
 from snippets.phase25.distributed.comm import ring_bytes_sent
+from snippets.phase25.distributed.fsdp import quiet_view_warning
 from snippets.phase25.distributed.harness import forward_backward, metered_step
-from snippets.phase25.distributed.launch import run_ranks
 from snippets.phase25.distributed.model import D_MODEL, SEQ_LEN, build_model, make_batch
 from snippets.phase25.distributed.pipeline import pp_both_rank
 from snippets.phase25.distributed.report import call_sizes, per_pass
@@ -21,6 +25,7 @@ ISOLATE = True
 TIMEOUT = 180
 BATCH = 8
 BUCKET_MB = 0.25
+MICROBATCHES = 8
 
 
 def ddp_buckets_rank(device: torch.device, bucket_cap_mb: float) -> dict:
@@ -35,13 +40,14 @@ def ddp_buckets_rank(device: torch.device, bucket_cap_mb: float) -> dict:
     return {**comm, "params": sum(p.numel() for p in model.parameters())}
 
 
-def smaller_buckets():
-    r = run_ranks(ddp_buckets_rank, bucket_cap_mb=BUCKET_MB)[0]
-    print(f"gradients: {r['params']:,} parameters x 4 B = {4 * r['params']:,} B; "
-          f"bucket_cap_mb={BUCKET_MB} ({int(BUCKET_MB * 2**20):,} B)")
-    print(f"calls per pass: {per_pass(r['counts'])}")
-    print(f"calls by size:  {call_sizes(r['calls'])}")
-    print(f"payload of all the calls: {r['payload']:,} B")
+def buckets_report(results: list[dict]) -> str:
+    """Rank 0's all-reduces against the bucket cap."""
+    r = results[0]
+    return "\n".join([f"gradients: {r['params']:,} parameters x 4 B = {4 * r['params']:,} B; "
+                      f"bucket_cap_mb={BUCKET_MB} ({int(BUCKET_MB * 2**20):,} B)",
+                      f"calls per pass: {per_pass(r['counts'])}",
+                      f"calls by size:  {call_sizes(r['calls'])}",
+                      f"payload of all the calls: {r['payload']:,} B"])
 
 
 def fsdp_reshard_rank(device: torch.device, reshard_after_forward: bool) -> dict:
@@ -51,6 +57,7 @@ def fsdp_reshard_rank(device: torch.device, reshard_after_forward: bool) -> dict
     inputs, targets = make_batch(BATCH, device)
     mine = slice(rank * BATCH // world, (rank + 1) * BATCH // world)
     mesh = init_device_mesh(device.type, (world,))
+    quiet_view_warning()
     for block in model.blocks:
         fully_shard(block, mesh=mesh, reshard_after_forward=reshard_after_forward)
     fully_shard(model, mesh=mesh)
@@ -63,24 +70,43 @@ def both_reshard_settings_rank(device: torch.device) -> dict:
     return {str(setting): fsdp_reshard_rank(device, setting) for setting in (True, False)}
 
 
-def no_reshard():
-    r = run_ranks(both_reshard_settings_rank)[0]
-    print(f"DDP's one all-reduce, for comparison: {4 * sum(p.numel() for p in build_model().parameters()):,} B")
-    for setting, comm in r.items():
-        print(f"reshard_after_forward={setting}:")
-        print(f"  calls per pass: {per_pass(comm['counts'])}")
-        print(f"  sent by this rank: {comm['sent']:,} B")
+def reshard_report(results: list[dict]) -> str:
+    """Rank 0's calls and bytes with each setting, against DDP's one all-reduce."""
+    lines = [f"DDP's one all-reduce, for comparison: {4 * sum(p.numel() for p in build_model().parameters()):,} B"]
+    for setting, comm in results[0].items():
+        lines += [f"reshard_after_forward={setting}:", f"  calls per pass: {per_pass(comm['counts'])}",
+                  f"  sent by this rank: {comm['sent']:,} B"]
+    return "\n".join(lines)
 
 
-def more_microbatches(microbatches: int = 8):
-    ranks = run_ranks(pp_both_rank, microbatches=microbatches)
-    for name, first in ranks[0].items():
-        actions = [r[name]["actions"] for r in ranks]
+def microbatches_report(results: list[dict]) -> str:
+    """Each schedule's bubble, the micro-batches each rank held at once, and rank 0's messages."""
+    lines = []
+    for name, first in results[0].items():
+        actions = [r[name]["actions"] for r in results]
         idle, total = idle_ticks(place(actions))
-        print(f"{name}, {microbatches} micro-batches of {BATCH // microbatches} sequence(s):")
-        print(f"  idle ticks per rank {idle} of {total}; bubble {idle[0] / total:.3f}")
-        print(f"  peak micro-batches held per rank {[peak_in_flight(a) for a in actions]}")
-        print(f"  rank 0 calls by size: {call_sizes(first['calls'])}")
+        lines += [f"{name}, {MICROBATCHES} micro-batches of {BATCH // MICROBATCHES} sequence(s):",
+                  f"  idle ticks per rank {idle} of {total}; bubble {idle[0] / total:.3f}",
+                  f"  peak micro-batches held per rank {[peak_in_flight(a) for a in actions]}",
+                  f"  rank 0 calls by size: {call_sizes(first['calls'])}"]
+    return "\n".join(lines)
+
+
+CASES = {"buckets": (ddp_buckets_rank, buckets_report, {"bucket_cap_mb": BUCKET_MB}),
+         "no-reshard": (both_reshard_settings_rank, reshard_report, {}),
+         "microbatches": (pp_both_rank, microbatches_report, {"microbatches": MICROBATCHES})}
+
+
+def smaller_buckets():
+    print(torchrun.run(torchrun.standalone(__name__, "buckets")))
+
+
+def no_reshard():
+    print(torchrun.run(torchrun.standalone(__name__, "no-reshard")))
+
+
+def more_microbatches():
+    print(torchrun.run(torchrun.standalone(__name__, "microbatches")))
 
 
 def crossover_by_hand():
@@ -92,6 +118,14 @@ def crossover_by_hand():
     for world in (2, 4, 8):
         ddp, tp = ring_bytes_sent("all_reduce", 4 * params, world), 4 * ring_bytes_sent("all_reduce", activations, world)
         print(f"{world} ranks: DDP {ddp:,} B, TP {tp:,} B a sequence, equal at {ddp / tp:.1f} sequences")
+
+
+if __name__ == "__main__":
+    parser = ranks.arguments(__doc__)
+    parser.add_argument("case", choices=CASES)
+    options = parser.parse_args()
+    demo, report, kwargs = CASES[options.case]
+    ranks.run(demo, report, results=options.json, **kwargs)
 
 
 def claim_three_buckets(smaller_buckets):

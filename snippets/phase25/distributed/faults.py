@@ -1,78 +1,110 @@
-"""What the launcher does when a demo goes wrong: a rank that crashes, a rank that hangs."""
+"""What torchrun does when a demo goes wrong: a rank that raises, a rank that never arrives, ranks that stall.
+
+Run one case with `torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.faults CASE`.
+"""
 
 from __future__ import annotations
 
-import os
-import tempfile
+import sys
 import time
-from pathlib import Path
 
 import torch
 import torch.distributed as dist
 
-from snippets.phase25.distributed.launch import RankFailed, run_ranks
+from snippets.phase25.distributed import ranks, torchrun
 
 ISOLATE = True
 TIMEOUT = 180
+GROUP_TIMEOUT = 3  # seconds: how long rank 0 waits in the collective before the process group gives up
 
 
-def _note_pid(folder: str) -> None:
-    Path(folder, f"{os.getpid()}.pid").touch()
-
-
-def crash_rank(device: torch.device, folder: str) -> dict:
-    """Rank 1 raises while rank 0 waits for it in a collective."""
-    _note_pid(folder)
+def crash(device: torch.device) -> dict:
+    """Rank 1 raises while rank 0 is still busy with its step."""
     if dist.get_rank() == 1:
         raise ValueError("rank 1 fails on purpose")
-    dist.barrier()
+    time.sleep(60)
     return {}
 
 
-def hang_rank(device: torch.device, folder: str) -> dict:
-    """Rank 1 never arrives; rank 0 waits for it in a collective."""
-    _note_pid(folder)
+def hang(device: torch.device) -> dict:
+    """Rank 1 never reaches the collective that rank 0 waits in."""
     if dist.get_rank() == 1:
-        time.sleep(3600)
+        time.sleep(60)
     dist.barrier()
     return {}
 
 
-def alive(pid: int) -> bool:
-    """Whether a process runs (a zombie waiting to be reaped counts as gone)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
+def stall(device: torch.device) -> dict:
+    """Both ranks are busy outside any collective, where no process group timeout can fire."""
+    print(f"rank {dist.get_rank()} stalls\n", end="", flush=True)  # one write: lines of two ranks never mix
+    time.sleep(600)
+    return {}
 
 
-def provoke(function, timeout: float) -> tuple[RankFailed | None, int, int]:
-    """(the launcher's error, ranks started, ranks still alive afterwards)."""
-    with tempfile.TemporaryDirectory() as folder:
-        try:
-            run_ranks(function, timeout=timeout, folder=folder)
-            error = None
-        except RankFailed as failure:
-            error = failure
-        pids = [int(p.stem) for p in Path(folder).glob("*.pid")]
-        return error, len(pids), sum(alive(pid) for pid in pids)
+CASES = {"crash": crash, "hang": hang, "stall": stall}
 
 
 def main():
-    error, started, left = provoke(crash_rank, timeout=120)
-    print(f"crash_rank: {str(error).splitlines()[0]}")
-    print(f"  rank 1 said: {error.errors[1]}")
-    print(f"  ranks started {started}, still running afterwards {left}")
-    error, started, left = provoke(hang_rank, timeout=5)
-    print(f"hang_rank: {str(error).splitlines()[0]}")
-    for rank, where in sorted(error.errors.items()):
-        print(f"  rank {rank} was {where}")
-    print(f"  ranks started {started}, still running afterwards {left}")
+    print(torchrun.run(torchrun.standalone(__name__, "crash")))
+    print()
+    print(torchrun.run(torchrun.standalone(__name__, "hang")))
 
 
-def claim_crash_and_hang(main):
-    """#robustness: one rank raises while the other waits in a collective, and one rank never arrives at all; the error names each failed rank with the last line it wrote, or where each rank was stuck, and no rank is left running."""
-    crash, hang = main.between("crash_rank:", "hang_rank:"), main.between("hang_rank:")
-    return ("rank 1 said: ValueError" in crash.text and "was stuck in barrier" in hang.line("rank 0 was stuck")
-            and "rank 1 was stuck in hang_rank" in hang.text and main.count("still running afterwards 0") == 2)
+if __name__ == "__main__":
+    ranks.run(CASES[sys.argv[1]], lambda results: "every rank finished", timeout=GROUP_TIMEOUT)
+
+
+def claim_each_run_starts_with_its_command(main):
+    """#rank-fails: each output starts with the command that produced it."""
+    return [line for line in main.lines if line.startswith("$ ")] == [
+        "$ torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.faults crash",
+        "$ torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.faults hang"]
+
+
+def claim_the_failed_rank_prints_its_traceback_prefixed_by_its_rank(main):
+    """#rank-fails: The rank that failed prints its traceback, prefixed by its rank."""
+    return ("[rank1]: ValueError: rank 1 fails on purpose" in main.between("faults crash", "faults hang")
+            and main.between("faults hang").count("[rank0]: RuntimeError:") == 1)
+
+
+def claim_torchrun_stops_the_other_rank_and_faulthandler_shows_where(main):
+    """#rank-fails: torchrun stops every other rank with SIGTERM; the stopped rank's faulthandler prints where it was: in the first run rank 0 inside crash, in the second rank 1 inside hang."""
+    crash, hang = main.between("faults crash", "faults hang"), main.between("faults hang")
+    return (crash.count("Sending process <pid of rank 0> closing signal SIGTERM") == 1
+            and "in crash" in crash.between("closing signal SIGTERM").lines[1]
+            and hang.count("Sending process <pid of rank 1> closing signal SIGTERM") == 1
+            and "in hang" in hang.between("closing signal SIGTERM").lines[1])
+
+
+def claim_failures_list_the_stopped_rank_and_root_cause_the_first(main):
+    """#rank-fails: under Failures the ranks it stopped, exit code -15 (SIGTERM), and under Root Cause the rank that failed first, with its exception and the traceback @record wrote."""
+    for run, stopped, failed, error in (("faults crash", 0, 1, "ValueError: rank 1 fails on purpose"),
+                                        ("faults hang", 1, 0, "Timed out waiting")):
+        part = main.between(run, "$ torchrun" if run.endswith("crash") else None)
+        failures = part.between("Failures:", "Root Cause")
+        root = part.between("Root Cause (first observed failure):", "====")
+        if not (f"rank      : {stopped} (local_rank: {stopped})" in failures and "exitcode  : -15" in failures
+                and f"rank      : {failed} (local_rank: {failed})" in root and error in root
+                and f"error_file: <tmp>/attempt_0/{failed}/error.json" in root
+                and "traceback : Traceback (most recent call last):" in root):
+            return False
+    return True
+
+
+def claim_the_error_file_is_the_root_cause(main):
+    """#rank-fails: the error file holds the exception's message, the traceback and a timestamp: the traceback the report printed for the root cause."""
+    for run, error in (("faults crash", "ValueError: rank 1 fails on purpose"), ("faults hang", "Timed out waiting")):
+        part = main.between(run, "$ torchrun" if run.endswith("crash") else None)
+        content = part.between("The error file torchrun left in TORCHELASTIC_ERROR_FILE:")
+        frames = re.findall(r'File "snippets/phase25/distributed/faults\.py", line \d+, in \w+', part.between("Root Cause", "====").text)
+        stack = content.line('"py_callstack": ').strip().replace('\\"', '"')
+        if not (error in content.line('"message": "') and content.line('"timestamp": ').strip() == '"timestamp": "<time>"'
+                and len(frames) == 1 and frames[0] in stack and stack.startswith('"py_callstack": "Traceback') and error in stack):
+            return False
+    return True
+
+
+def claim_the_hang_ends_with_the_group_timeout_in_barrier(main):
+    """#rank-fails: Rank 0 waited in barrier; after the process group's timeout, three seconds here, the collective raised."""
+    root = main.between("faults hang").between("Root Cause (first observed failure):")
+    return "dist.barrier()" in root and "Timed out waiting 3000ms" in root

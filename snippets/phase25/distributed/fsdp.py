@@ -1,21 +1,32 @@
-"""FSDP2: every parameter sharded across ranks, gathered for compute, gradients reduce-scattered."""
+"""FSDP2: every parameter sharded across ranks, gathered for compute, gradients reduce-scattered.
+
+Run it with `torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.fsdp`.
+"""
 
 from __future__ import annotations
+
+import warnings
 
 import torch
 import torch.distributed as dist
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.fsdp import fully_shard
 
+from snippets.phase25.distributed import ranks, torchrun
 from snippets.phase25.distributed.harness import forward_backward, grad_error, metered_step, step_times_ms
-from snippets.phase25.distributed.launch import run_ranks
-from snippets.phase25.distributed.report import comm_lines, shape
 from snippets.phase25.distributed.model import build_model, make_batch, reference_grads
+from snippets.phase25.distributed.report import comm_lines, shape
 
 ISOLATE = True
 TIMEOUT = 240
 SHOWN = ("tok_emb.weight", "pos_emb.weight", "blocks.0.ln1.weight", "blocks.0.attn.qkv.weight",
          "blocks.0.mlp.fc.weight", "blocks.0.mlp.proj.weight", "lm_head.weight", "lm_head.bias")
+
+
+def quiet_view_warning() -> None:
+    """FSDP2 warns that the root returns a view (the logits), which an in-place op would detach from its
+    backward hook; nothing here changes the logits in place."""
+    warnings.filterwarnings("ignore", "FSDP2-wrapped module")
 
 
 def fsdp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:
@@ -26,6 +37,7 @@ def fsdp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dic
     reference = reference_grads(model, inputs, targets)
     mine = slice(rank * batch // world, (rank + 1) * batch // world)
     mesh = init_device_mesh(device.type, (world,))
+    quiet_view_warning()
     for block in model.blocks:
         fully_shard(block, mesh=mesh)
     fully_shard(model, mesh=mesh)  # the root: embedding and LM head
@@ -41,20 +53,32 @@ def fsdp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dic
             "step_ms": step_times_ms(step, optimizer, device, timed_steps)}
 
 
-def main():
-    ranks = run_ranks(fsdp_rank, backend="gloo")
-    print(f"FSDP2 on {len(ranks)} ranks over gloo: fully_shard on each block, then on the root; "
-          f"every parameter is now a DTensor placed {', '.join(ranks[0]['placements'])}")
-    print(f"{'parameter':<25} {'full':>8}" + "".join(f" {'rank ' + str(r['rank']):>8}" for r in ranks))
+def report(results: list[dict]) -> str:
+    """What rank 0 prints: the placements, the shards of a few tensors, each rank's share, rank 0's communication."""
+    lines = [f"FSDP2 on {len(results)} ranks over {dist.get_backend()}: fully_shard on each block, then on the root; "
+             f"every parameter is now a DTensor placed {', '.join(results[0]['placements'])}",
+             f"{'parameter':<25} {'full':>8}" + "".join(f" {'rank ' + str(r['rank']):>8}" for r in results)]
     for name in SHOWN:
-        full = ranks[0]["shards"][name][0]
-        print(f"{name:<25} {shape(full):>8}" + "".join(f" {shape(r['shards'][name][1]):>8}" for r in ranks))
-    print(f"... and {len(ranks[0]['shards']) - len(SHOWN)} more tensors, each cut the same way along dim 0")
-    total = sum(r["params"] for r in ranks)
-    for r in ranks:
-        print(f"rank {r['rank']} holds {r['params']:,} of {total:,} parameters; "
-              f"max |grad - one process| {r['grad_error']:.1e}")
-    print("\n".join(comm_lines(ranks[0])))
+        full = results[0]["shards"][name][0]
+        lines.append(f"{name:<25} {shape(full):>8}" + "".join(f" {shape(r['shards'][name][1]):>8}" for r in results))
+    lines.append(f"... and {len(results[0]['shards']) - len(SHOWN)} more tensors, each cut the same way along dim 0")
+    total = sum(r["params"] for r in results)
+    lines += [f"rank {r['rank']} holds {r['params']:,} of {total:,} parameters; "
+              f"max |grad - one process| {r['grad_error']:.1e}" for r in results]
+    return "\n".join(lines + comm_lines(results[0]))
+
+
+def main():
+    print(torchrun.run(torchrun.standalone(__name__)))
+
+
+if __name__ == "__main__":
+    ranks.run(fsdp_rank, report, results=ranks.arguments(__doc__).parse_args().json)
+
+
+def claim_starts_with_its_command(main):
+    """#fsdp: the output starts with the command that produced it."""
+    return main.lines[0] == "$ torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.fsdp"
 
 
 def claim_each_rank_holds_half(main):

@@ -6,6 +6,7 @@ import contextlib
 import ctypes
 import hashlib
 import time
+import warnings
 from collections.abc import Callable
 
 import torch
@@ -44,6 +45,10 @@ def metered_step(step: Step, optimizer: torch.optim.Optimizer, world_size: int, 
         step(ignore)
         optimizer.zero_grad(set_to_none=True)
     with contextlib.ExitStack() as modes:
+        # CommDebugMode's module tracker hooks every module's backward, and torch warns that the hook
+        # fires though the token ids need no gradient: true, and harmless here
+        modes.enter_context(warnings.catch_warnings())
+        warnings.filterwarnings("ignore", "Full backward hook is firing")
         debug = modes.enter_context(CommDebugMode()) if comm_debug else None
         meter = modes.enter_context(CommMeter(world_size, pipeline_rank))
         step(meter.mark)

@@ -1,4 +1,7 @@
-"""Pipeline parallel: the model cut in two stages, micro-batches flowing through GPipe or 1F1B."""
+"""Pipeline parallel: the model cut in two stages, micro-batches flowing through GPipe or 1F1B.
+
+Run it with `torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.pipeline`.
+"""
 
 from __future__ import annotations
 
@@ -9,11 +12,11 @@ import torch.distributed as dist
 from torch import nn
 from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleGPipe
 
+from snippets.phase25.distributed import ranks, torchrun
 from snippets.phase25.distributed.harness import grad_error, metered_step, step_times_ms
-from snippets.phase25.distributed.launch import run_ranks
+from snippets.phase25.distributed.model import build_model, loss_fn, make_batch, reference_grads
 from snippets.phase25.distributed.report import comm_lines
 from snippets.phase25.distributed.timeline import draw, idle_ticks, peak_in_flight, place
-from snippets.phase25.distributed.model import build_model, loss_fn, make_batch, reference_grads
 
 ISOLATE = True
 TIMEOUT = 240
@@ -100,23 +103,37 @@ def pp_both_rank(device: torch.device, **kwargs) -> dict:
     return {name: pp_rank(device, schedule=name, **kwargs) for name in SCHEDULES}
 
 
-def main():
-    ranks = run_ranks(pp_both_rank, backend="gloo")
+def report(results: list[dict]) -> str:
+    """What rank 0 prints: for each schedule, the chart of what the stages ran, and each rank's numbers."""
+    lines = []
     for name in SCHEDULES:
-        runs = [r[name] for r in ranks]
+        runs = [r[name] for r in results]
         actions = [r["actions"] for r in runs]
         idle, total = idle_ticks(place(actions))
-        print(f"{name}: {len(runs)} stages, {len(actions[0]) // 2} micro-batches; "
-              "one tick per forward (F) or backward (B), ·· = bubble")
-        print(draw(actions))
+        lines += [f"{name}: {len(runs)} stages, {len(actions[0]) // 2} micro-batches; "
+                  "one tick per forward (F) or backward (B), ·· = bubble", draw(actions)]
         for r, waits in zip(runs, idle):
             plan = "the same" if r["planned"] == r["actions"] else " ".join(r["planned"] or ["none"])
-            print(f"rank {r['rank']} ran {' '.join(r['actions'])}; the schedule's pipeline_order: {plan}")
-            print(f"  idle {waits} of {total} ticks; at most {peak_in_flight(r['actions'])} micro-batches "
-                  f"of activations held at once")
-            print(f"  {r['params']:,} parameters; max |grad - one process| {r['grad_error']:.1e}")
-            print("  " + "\n  ".join(comm_lines(r)))
-        print()
+            lines += [f"rank {r['rank']} ran {' '.join(r['actions'])}; the schedule's pipeline_order: {plan}",
+                      f"  idle {waits} of {total} ticks; at most {peak_in_flight(r['actions'])} micro-batches "
+                      "of activations held at once",
+                      f"  {r['params']:,} parameters; max |grad - one process| {r['grad_error']:.1e}",
+                      *("  " + line for line in comm_lines(r))]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main():
+    print(torchrun.run(torchrun.standalone(__name__)))
+
+
+if __name__ == "__main__":
+    ranks.run(pp_both_rank, report, results=ranks.arguments(__doc__).parse_args().json)
+
+
+def claim_starts_with_its_command(main):
+    """#pipeline: the output starts with the command that produced it."""
+    return main.lines[0] == "$ torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.pipeline"
 
 
 def claim_gpipe_then_1f1b_order(main):

@@ -1,4 +1,7 @@
-"""Tensor parallel with DTensor: each block's MLP split, fc by columns then proj by rows."""
+"""Tensor parallel with DTensor: each block's MLP split, fc by columns then proj by rows.
+
+Run it with `torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.tensor_parallel`.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +13,10 @@ from torch import nn
 from torch.distributed.device_mesh import init_device_mesh
 from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel, parallelize_module
 
+from snippets.phase25.distributed import ranks, torchrun
 from snippets.phase25.distributed.harness import forward_backward, grad_error, metered_step, step_times_ms
-from snippets.phase25.distributed.launch import run_ranks
-from snippets.phase25.distributed.report import comm_lines, shape
 from snippets.phase25.distributed.model import build_model, make_batch, reference_grads
+from snippets.phase25.distributed.report import comm_lines, shape
 
 ISOLATE = True
 TIMEOUT = 240
@@ -54,16 +57,29 @@ def tp_rank(device: torch.device, batch: int = 8, timed_steps: int = 0) -> dict:
             "step_ms": step_times_ms(step, optimizer, device, timed_steps)}
 
 
+def report(results: list[dict]) -> str:
+    """What rank 0 prints: block 0's MLP split, each rank's share, the attention's fate, rank 0's communication."""
+    lines = [f"Tensor parallel on {len(results)} ranks over {dist.get_backend()}: both ranks read the whole batch",
+             f"{'blocks.0.mlp':<12} {'full':>8} {'local':>8}  placement"]
+    for name, (full, local, placement) in results[0]["shards"].items():
+        lines.append(f"{name:<12} {shape(full):>8} {shape(local):>8}  {placement}")
+    lines += [f"rank {r['rank']} holds {r['params']:,} parameters; max |grad - one process| {r['grad_error']:.1e}"
+              for r in results]
+    lines.append(f"the same split on blocks.0.attn (qkv, proj): {results[0]['attention']}")
+    return "\n".join(lines + comm_lines(results[0]))
+
+
 def main():
-    ranks = run_ranks(tp_rank, backend="gloo")
-    print(f"Tensor parallel on {len(ranks)} ranks over gloo: both ranks read the whole batch")
-    print(f"{'blocks.0.mlp':<12} {'full':>8} {'local':>8}  placement")
-    for name, (full, local, placement) in ranks[0]["shards"].items():
-        print(f"{name:<12} {shape(full):>8} {shape(local):>8}  {placement}")
-    for r in ranks:
-        print(f"rank {r['rank']} holds {r['params']:,} parameters; max |grad - one process| {r['grad_error']:.1e}")
-    print(f"the same split on blocks.0.attn (qkv, proj): {ranks[0]['attention']}")
-    print("\n".join(comm_lines(ranks[0])))
+    print(torchrun.run(torchrun.standalone(__name__)))
+
+
+if __name__ == "__main__":
+    ranks.run(tp_rank, report, results=ranks.arguments(__doc__).parse_args().json)
+
+
+def claim_starts_with_its_command(main):
+    """#tensor-parallel: the output starts with the command that produced it."""
+    return main.lines[0] == "$ torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.tensor_parallel"
 
 
 def claim_placements(main):

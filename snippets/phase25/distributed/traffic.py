@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from html import escape
 
+from snippets.phase25.distributed import compare, torchrun
 from snippets.phase25.distributed.comm import ring_bytes_sent
-from snippets.phase25.distributed.compare import compare_rank
-from snippets.phase25.distributed.launch import run_ranks
 from snippets.phase25.distributed.report import PHASES
 
 ISOLATE = True
-TIMEOUT = 300  # past the launcher's own deadline, which reports where each rank was
+TIMEOUT = 300  # past torchrun's own deadline, whose output says where each rank was
 BATCH = 8  # sequences of 16 tokens, as in the comparison's first column
 WORLD = 2
 ROWS = (("DDP", 0), ("FSDP2", 0), ("TP", 0), ("PP GPipe", 0), ("PP GPipe", 1))
@@ -21,9 +20,10 @@ CELLS = {"forward": 200, "backward": 220, "optimizer": 90}  # the passes' column
 
 
 def measure(batch: int = BATCH) -> dict[tuple[str, int], list[list]]:
-    """(pattern, rank) -> the calls that rank made in the measured step: [pass, kind, payload]."""
-    ranks = run_ranks(compare_rank, world_size=WORLD, timeout=240, batches=(batch,))
-    return {(name, rank): ranks[rank][f"{name} @{batch}"]["calls"] for name, rank in ROWS}
+    """(pattern, rank) -> the calls that rank made in the measured step: [pass, kind, payload], from
+    `torchrun --standalone --nproc-per-node=2 -m snippets.phase25.distributed.compare --batches BATCH`."""
+    _, results = torchrun.measure(compare.__name__, "--batches", batch, deadline=240)
+    return {(name, rank): results[rank][f"{name} @{batch}"]["calls"] for name, rank in ROWS}
 
 
 def traffic(calls: list[list]) -> dict[str, dict[str, list[int]]]:

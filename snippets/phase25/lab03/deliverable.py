@@ -78,7 +78,7 @@ def report(match: dict, minigpt: dict, kernel_name: str, table: dict) -> str:
 
 def write_experiment(out: Path = DEFAULT_OUT) -> Path:
     out = Path(out)
-    write_survey(out)  # first: its ranks start as forks only while no compile thread runs
+    write_survey(out)  # first: its torchrun agent starts as a fork only while no compile thread runs
     match = compile_match()
     minigpt = compile_minigpt()
     name, kernel, code = fused_softmax_kernel()
