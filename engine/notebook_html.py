@@ -9,7 +9,9 @@ for the site:
   stylesheet instead, engine/theme/assets/stylesheets/notebook.css);
 - code and outputs are written as the theme writes code blocks (`div.highlight > pre > code`), so
   the theme colours them, gives each its copy button (the converter's own copy icons go) and makes
-  a block that scrolls reachable by keyboard;
+  a block that scrolls reachable by keyboard; a cell's id loses the converter's `cell-id=` (the theme
+  names each block after the nearest id and its copy button finds the block by a CSS selector, which
+  an `=` breaks: the button copied nothing);
 - a heading whose cell names its anchor (`## Part D <a id="part-d"></a>`) takes it as its id, so
   the lab page's links (`#part-d`) hold here too; the table of contents is read from those ids (the
   converter's own slugs headings that hold code differently from the ids it writes).
@@ -157,6 +159,8 @@ def repair(converted: str) -> tuple[str, list[dict]]:
         element.decompose()
     for element in notebook.select("[tabindex]"):
         del element["tabindex"]  # whole cells are no stops for the keyboard; scrolling code is (the theme)
+    for cell in notebook.select('[id^="cell-id="]'):
+        cell["id"] = cell["id"].removeprefix("cell-id=")
     for block in notebook.select("div.highlight-ipynb"):
         block["class"] = ["highlight"]
     for pre in notebook.select(".jp-OutputArea-output > pre"):

@@ -66,3 +66,9 @@ def test_code_blocks_lose_their_plain_spans_and_carry_their_line_count():
              '</span><span class="w"> </span><span class="n">x</span>\n<span class="n">y</span>\n</code></pre>')
     assert lighter.lighter(block) == ('<pre style="--nmb-lines: 2"><span></span><code><span class="k">def</span> '
                                       '<span class="nf">f</span><span class="p">()</span> x\ny\n</code></pre>')
+
+
+def test_a_block_that_may_scroll_sideways_is_focusable_before_the_theme_mounts_it():
+    wide = "x" * (lighter.WIDE - 3) + " &lt; y"  # one character over (&lt; is one), as the reader sees it
+    assert '<code tabindex="0">' in lighter.lighter(f"<pre><span></span><code>{wide}\n</code></pre>")
+    assert "tabindex" not in lighter.lighter(f"<pre><span></span><code>{wide[:-1]}\n</code></pre>")

@@ -32,13 +32,15 @@ def html_file(site_dir: Path, path: str) -> Path:
 
 
 def copy_button_problems(page) -> list[str]:
-    """The first code block's copy button puts exactly that block's code on the clipboard."""
-    if page.locator(".md-clipboard").count() == 0:
+    """The first code block's copy button puts exactly that block's code on the clipboard (the theme adds
+    the button as the block comes into view: content.lazy)."""
+    blocks = page.locator("pre:has(> code) >> visible=true")
+    if blocks.count() == 0:
         return []
-    block = page.locator("pre:has(> .md-clipboard)").first
-    code = block.locator("code").inner_text().rstrip()
-    block.hover()
-    block.locator(".md-clipboard").click()
+    block = blocks.first
+    code = block.locator("code").text_content().rstrip()  # innerText is empty while the block is skipped
+    block.hover()  # in view: the theme gives it its button
+    block.locator(".md-code__button[data-md-type=copy]").click()
     page.wait_for_selector(".md-dialog--active", timeout=5000)
     copied = page.evaluate("() => navigator.clipboard.readText()")
     return [] if copied.rstrip() == code else [f"copy button copied {copied[:80]!r}, the block holds {code[:80]!r}"]
