@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 
 from engine import weight
 from engine.execute import jobs
+from engine.settings import Layout, knob
 
 ROOT = Path(__file__).resolve().parent.parent
 COPIED = ("mkdocs.yml", "docs", "snippets", "engine")
@@ -65,7 +66,7 @@ def timed_build(project: Path) -> tuple[float, float, int, dict]:
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q"], cwd=project,
                    env=environment(), check=True)
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
-    stats = json.loads((project / ".cache" / "last-build.json").read_text())
+    stats = json.loads(Layout(project).last_build.read_text())
     return seconds, cpu, len(stats["executed"]), stats
 
 
@@ -193,7 +194,7 @@ def main() -> None:
         edit_prose(project, "A prose edit.")
         rows.append(("rebuild after a prose edit", *timed_build(project), os.getloadavg()[0]))
         size, notebooks, pages = site_sizes(project / "site")
-        weights = weight.report(project / "site", urlsplit(os.environ.get("NMB_SITE_URL") or "/").path or "/")
+        weights = weight.report(project / "site", urlsplit(knob("NMB_SITE_URL") or "/").path or "/")
         latencies = serve_latencies(project)
     details = [f"cold build on {os.cpu_count()} core(s), {jobs()} call(s) at a time; Inductor's precompiled "
                f"headers: {len(headers)} there before it, {made} made by it:",

@@ -24,9 +24,11 @@ if str(ROOT) not in sys.path:  # the engine package itself, wherever the config 
 
 from engine import (atomic, background, interface, lighter, notebook_html, notebook_pages,  # noqa: E402
                     notebooks, numerics, pages, render, render_cache, search_split, search_text, sources,
-                    translations)
+                    store, translations)
 from engine.execute import SLEEPING_OPENMP, Executor, jobs  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
+from engine.progress import read_timings, save_timings  # noqa: E402
+from engine.settings import Layout  # noqa: E402
 from engine.sources import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.engine")
@@ -74,7 +76,7 @@ def on_config(config):
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     os.environ.setdefault("TRITON_INTERPRET", "1")  # no GPU at build time: Triton runs on CPU
-    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(root / ".cache" / "inductor"))
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(Layout(root).inductor))
     # Kineto, the profiler's library, writes a line to the process's stderr as each profile starts and stops
     # (past any capture: no page shows them), which a build would print among its own: 6 is above its
     # highest level.
@@ -84,7 +86,7 @@ def on_config(config):
         raise PluginError("missing translation(s):\n" + "\n".join(f"  {m}" for m in missing))
     site = pages.current()
     if site is None or site.root != root:
-        pages.activate(pages.Site(Executor(root, root / ".cache" / "snippets")))
+        pages.activate(pages.Site(Executor(root, Layout(root).snippets)))
     builtins.snippet = pages.snippet
     render_cache.install(root)
     return config
@@ -95,7 +97,7 @@ def on_env(env, config, files):
     .cache/jinja/<its version>, keyed by each template's name and checked against its source."""
     import jinja2
 
-    folder = pages.current().root / ".cache" / "jinja" / jinja2.__version__
+    folder = Layout(pages.current().root).jinja / jinja2.__version__
     folder.mkdir(parents=True, exist_ok=True)
     env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
     return env
@@ -152,27 +154,6 @@ def on_shutdown():
     process = _state["background"]
     if process is not None and process.poll() is None:
         process.terminate()
-
-
-def _timings_file(root: Path) -> Path:
-    return root / ".cache" / "timings.json"
-
-
-def read_timings(root: Path) -> dict:
-    """Seconds each snippet call took when it last ran (for the progress line's estimate)."""
-    return _read_json(_timings_file(root))
-
-
-def save_timings(root: Path, executor) -> None:
-    seconds = {name: timing["seconds"] for name, timing in executor.timings.items()}
-    atomic.write_text(_timings_file(root), json.dumps({**read_timings(root), **seconds}, indent=0))
-
-
-def _read_json(file: Path) -> dict:
-    try:
-        return json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
 
 
 def _lang(config) -> str:
@@ -241,6 +222,17 @@ def on_post_build(config):
     log.info("engine: %d snippet call(s) executed in this process so far", len(executor.executed))
     root = site.root
     save_timings(root, executor)
-    atomic.write_text(root / ".cache" / "last-build.json", json.dumps(
+    if _state["command"] == "build" and not _state["dirty"]:  # every entry a whole build needs, it looked up
+        _prune(Layout(root), executor)
+    atomic.write_text(Layout(root).last_build, json.dumps(
         {"executed": executor.executed, "timings": executor.timings,
          "prefetch_seconds": round(_state.get("prefetch_seconds", 0.0), 2)}))
+
+
+def _prune(layout: Layout, executor) -> None:
+    """Drop the snippet outputs and notebook pages no page of this build used (`mkdocs serve` never does:
+    its background run may be writing entries that no page has read yet)."""
+    gone = store.prune(layout.snippets, (f"{key}.json" for key in executor.memory))
+    gone += store.prune(layout.notebook_html, notebook_html.used)
+    if gone:
+        log.info("engine: %d cache entries that this build did not use removed", len(gone))

@@ -90,3 +90,17 @@ def test_unreadable_entries_are_misses_each_said_in_one_line(tmp_path):
     assert sorted(next(entry.name for entry in texts if entry.name in line) for line in lines) == sorted(e.name for e in texts)
     assert sorted(next(f"{call}()" for call in calls if f"{call}()" in line) for line in lines) == [f"{c}()" for c in calls]
     assert all(json.loads(entry.read_text())["output"] == json.loads(text)["output"] for entry, text in texts.items())
+
+
+def test_a_build_keeps_only_the_entries_it_used(tmp_path):
+    """The cache does not grow: an output no page shows any more, and any other entry no build used, is
+    removed by the next build, which keeps (and does not run again) what its pages show."""
+    sandbox = sandbox_of(tmp_path, {"kept.py": SMALL.format("kept"), "dropped.py": SMALL.format("dropped")})
+    assert sandbox.build().returncode == 0 and len(entries(sandbox)) == 2
+    stray = sandbox.path / ".cache" / "snippets" / "0123456789abcdef01234567.json"
+    stray.write_text(json.dumps({"output": "of code long gone\n"}))
+    sandbox.page("index", include("kept.py"))
+    build = sandbox.build()
+    assert build.returncode == 0, build.log
+    assert executed(sandbox) == [] and len(entries(sandbox)) == 1 and "kept" in entries(sandbox)[0].read_text()
+    assert "2 cache entries that this build did not use removed" in build.log
