@@ -26,7 +26,7 @@ from engine.parity import ANCHOR, ANY_FENCE, HEADING
 from engine.search_split import languages
 from engine.sources import PACKAGE, SnippetError, declarations, module_name, part_source, snippet_path
 
-SETUP = "import sys\n\nfrom engine.runner import seed_everything  # seeds random, NumPy and torch with 0"
+SETUP = "import sys\n\nfrom engine import seed_everything  # seeds random, NumPy and torch with 0"
 TEXT = {
     "en": {
         "intro": ("> This notebook was generated from the course page [{title}]({url}). Each snippet appears "
