@@ -11,8 +11,10 @@ import json
 import logging
 import os
 import re
+import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -33,11 +35,27 @@ from engine.sources import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.engine")
 DISARM = re.compile(r"^([ \t]*`{3,}\s*\w+[^\n]*?)\bexec=\S+", re.MULTILINE)  # shown, never run
-_state = {"command": "build", "dirty": False, "expected": {}, "signatures": {}, "background": None, "server": None}
+
+
+@dataclass
+class BuildState:
+    """What the hooks keep between MkDocs' events, and between the rebuilds of one `mkdocs serve`."""
+
+    command: str = "build"  # or "serve"
+    dirty: bool = False  # --dirty: only changed pages are rendered again
+    expected: dict = field(default_factory=dict)  # (page, language) -> exec blocks its Markdown holds
+    signatures: dict = field(default_factory=dict)  # built page -> its snippets' signature (--dirty)
+    background: subprocess.Popen | None = None  # serve's background run (engine/background.py)
+    background_checked: bool = False  # whether the first serve build has looked for missing outputs
+    server: object = None  # serve's LiveReloadServer, watching the cache while the background run fills it
+    prefetch_seconds: float = 0.0  # spent running snippet calls before pages render
+
+
+_state = BuildState()
 
 
 def on_startup(command, dirty):
-    _state["command"], _state["dirty"] = command, dirty
+    _state.command, _state.dirty = command, dirty
     if (reason := numerics.unsupported()) is not None:
         raise PluginError(f"unsupported machine: {reason}")
     numerics.pin()  # before anything imports torch, MKL or NumPy: every call and child inherits it
@@ -49,7 +67,7 @@ def on_files(files, config):
     """Each lab's notebook page joins the files (engine/notebook_pages.py). `mkdocs serve --dirty`
     re-renders only pages whose file changed; a page whose snippets or recordings changed is made to
     look changed too, by removing its built HTML (a notebook page is re-rendered every time: cached)."""
-    if _state["dirty"]:
+    if _state.dirty:
         _mark_changed_pages(files)
     return notebook_pages.add(files, config)
 
@@ -66,9 +84,9 @@ def _mark_changed_pages(files) -> None:
             signature = pages.page_signature(root, text)
         except (IncludeError, SnippetError):
             signature = None  # the render reports it
-        if _state["signatures"].get(file.abs_dest_path) != signature:
+        if _state.signatures.get(file.abs_dest_path) != signature:
             Path(file.abs_dest_path).unlink(missing_ok=True)
-            _state["signatures"][file.abs_dest_path] = signature
+            _state.signatures[file.abs_dest_path] = signature
 
 
 def on_config(config):
@@ -111,38 +129,38 @@ def on_pre_build(config):
     then, beside the pages (engine/notebook_pages.convert_ahead)."""
     site = pages.current()
     sources.freeze(site.root)  # each snippet's closure and hash once per build
-    if _state["command"] == "serve" and _in_background(site, Path(config.docs_dir)):
+    if _state.command == "serve" and _in_background(site, Path(config.docs_dir)):
         return
     start, executed = time.perf_counter(), len(site.executor.executed)
     site.executor.prefetch(pages.site_calls(site.root, Path(config.docs_dir)), read_timings(site.root))
-    _state["prefetch_seconds"] = _state.get("prefetch_seconds", 0.0) + time.perf_counter() - start
+    _state.prefetch_seconds += time.perf_counter() - start
     if len(site.executor.executed) > executed:
         notebook_pages.convert_ahead(config, site, jobs())
 
 
 def _in_background(site, docs: Path) -> bool:
     """True while the background run started by the first `mkdocs serve` build is still going."""
-    if "background_checked" not in _state:
-        _state["background_checked"] = True
+    if not _state.background_checked:
+        _state.background_checked = True
         if any(site.executor.missing(*call) for call in pages.site_calls(site.root, docs)):
             log.info("engine: snippet outputs missing: they run in the background; pages show them as they come")
-            _state["background"] = background.start(site.root, docs)
-    process = _state["background"]
+            _state.background = background.start(site.root, docs)
+    process = _state.background
     if process is not None and not any(site.executor.missing(*call) for call in pages.site_calls(site.root, docs)):
         process.wait(timeout=60)  # every output is in: it is only saving its timings
     site.waiting = process is not None and process.poll() is None
     if process is not None and not site.waiting:
-        _state["background"] = None
-        if _state["server"] is not None:
-            _state["server"].unwatch(str(site.executor.cache_dir))
+        _state.background = None
+        if _state.server is not None:
+            _state.server.unwatch(str(site.executor.cache_dir))
         log.info("engine: the background run has ended (exit status %s)", process.returncode)
     return site.waiting
 
 
 def on_serve(server, config, builder):
     """While the background run fills the cache, every entry it writes triggers a rebuild."""
-    if _state["background"] is not None:
-        _state["server"] = server
+    if _state.background is not None:
+        _state.server = server
         cache = pages.current().executor.cache_dir
         cache.mkdir(parents=True, exist_ok=True)
         server.watch(str(cache))
@@ -151,7 +169,7 @@ def on_serve(server, config, builder):
 
 def on_shutdown():
     notebook_html.wait_ahead(stop=True)  # a build that failed may have left some converting
-    process = _state["background"]
+    process = _state.background
     if process is not None and process.poll() is None:
         process.terminate()
 
@@ -165,10 +183,10 @@ def on_page_markdown(markdown, page, config, files):
     site.start_page(page.file.src_uri, _lang(config))
     notebooks.offer(page, config)
     try:
-        _state["expected"][site.page, site.lang] = len(page_includes(markdown))
+        _state.expected[site.page, site.lang] = len(page_includes(markdown))
     except IncludeError as error:
         # Stop before markdown-exec runs a block we did not write (a sys.exit there ends the build "fine").
-        _state["expected"][site.page, site.lang] = None
+        _state.expected[site.page, site.lang] = None
         site.fail("(page)", str(error))
         _report(site)
         return DISARM.sub(r"\1", markdown) + "\n" + render.failure(str(error), site.lang)
@@ -182,7 +200,7 @@ def on_page_content(html, page, config, files):
     site = pages.current()
     if notebook_pages.is_notebook_page(page):
         html = notebook_pages.render(page, config, site) or html
-    expected = _state["expected"].get((site.page, site.lang), 0)
+    expected = _state.expected.get((site.page, site.lang), 0)
     if expected is not None and site.rendered != expected:
         site.fail("(page)", f"{expected - site.rendered} of {expected} snippet block(s) did not run "
                             "(markdown-exec could not execute them: see the warning above)")
@@ -195,7 +213,7 @@ def _report(site) -> None:
     failures = [f for f in site.failures if (f.page, f.lang) == (site.page, site.lang)]
     if failures:
         message = "snippet failure(s):\n" + "\n\n".join(str(f) for f in failures)
-        if _state["command"] == "serve":
+        if _state.command == "serve":
             log.error(message)
         else:
             raise PluginError(message)
@@ -222,11 +240,11 @@ def on_post_build(config):
     log.info("engine: %d snippet call(s) executed in this process so far", len(executor.executed))
     root = site.root
     save_timings(root, executor)
-    if _state["command"] == "build" and not _state["dirty"]:  # every entry a whole build needs, it looked up
+    if _state.command == "build" and not _state.dirty:  # every entry a whole build needs, it looked up
         _prune(Layout(root), executor)
     atomic.write_text(Layout(root).last_build, json.dumps(
         {"executed": executor.executed, "timings": executor.timings,
-         "prefetch_seconds": round(_state.get("prefetch_seconds", 0.0), 2)}))
+         "prefetch_seconds": round(_state.prefetch_seconds, 2)}))
 
 
 def _prune(layout: Layout, executor) -> None:
