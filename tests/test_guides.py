@@ -66,3 +66,9 @@ def test_patterns_catch_what_they_are_for():
     assert not HASH.search("0x7f3a2b1c9d") and not HASH.search("1234567") and not HASH.search("deadbeef")
     assert not HASH.search("cache/00f60da7fb6dcb20b514981f.json")
     assert DATE.search("Latest, on 2026-11-28 (2 x H200)") and not DATE.search("2.13.0")
+
+
+def test_the_engine_guide_names_every_module():
+    text = (ROOT / "engine" / "README.md").read_text(encoding="utf-8")
+    missing = [p.name for p in sorted((ROOT / "engine").glob("*.py")) if p.name != "__init__.py" and f"`{p.name}`" not in text]
+    assert not missing, f"engine/README.md's table of modules lacks {missing}"
