@@ -240,8 +240,8 @@ def on_post_build(config):
     log.info("engine: %d snippet call(s) executed in this process so far", len(executor.executed))
     root = site.root
     save_timings(root, executor)
-    if _state.command == "build" and not _state.dirty:  # every entry a whole build needs, it looked up
-        _prune(Layout(root), executor)
+    if _state.command == "build" and not _state.dirty and Path(config.docs_dir).resolve() == root / "docs":
+        _prune(Layout(root), executor)  # a whole build of the course looked up every entry the course needs
     atomic.write_text(Layout(root).last_build, json.dumps(
         {"executed": executor.executed, "timings": executor.timings,
          "prefetch_seconds": round(_state.prefetch_seconds, 2)}))
@@ -249,7 +249,8 @@ def on_post_build(config):
 
 def _prune(layout: Layout, executor) -> None:
     """Drop the snippet outputs and notebook pages no page of this build used (`mkdocs serve` never does:
-    its background run may be writing entries that no page has read yet)."""
+    its background run may be writing entries that no page has read yet; nor does a build of other pages
+    with the course's configuration, such as the tests' fixture site, which runs beside the course's)."""
     gone = store.prune(layout.snippets, (f"{key}.json" for key in executor.memory))
     gone += store.prune(layout.notebook_html, notebook_html.used)
     if gone:
