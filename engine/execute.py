@@ -124,6 +124,10 @@ class Executor:
         result = self.cached(path, call)
         return self._compute(path, call) if result is None else result
 
+    def forget(self, path: Path, call: str) -> None:
+        """Drop the call's entry from disk (this build keeps its result in memory): the next build runs it again."""
+        (self.cache_dir / f"{self.key(path, call)}.json").unlink(missing_ok=True)
+
     def _compute(self, path: Path, call: str, runner=None, started: float | None = None) -> Result:
         """Execute the call and keep its result: in memory, and on disk when it succeeded."""
         result = self._execute(path, call, runner, started)
