@@ -1,0 +1,60 @@
+"""Pages a learner finishes: each built page states its reading time, computed from what it shows
+(engine/reading_time.py), none is over the limit, and every output longer than LONG_OUTPUT lines has a
+sentence of prose right before it, saying what to look for."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+
+from engine import reading_time
+
+from .test_built_site import built_pages
+
+LONG_OUTPUT = 25  # lines
+CODE = {"highlight", "nmb-output"}
+AROUND = {"tabbed-set", "tabbed-content", "tabbed-block"}  # the CPU and GPU tabs of one output
+
+
+def article(page: Path) -> BeautifulSoup:
+    return BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").article
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_each_page_states_its_reading_time_within_the_limit(built_site, lang):
+    times = {}
+    for page in built_pages(built_site, lang):
+        shown = article(page)
+        stated = reading_time.stated(str(shown))
+        assert stated is not None, f"{page}: no reading time under the title"
+        assert abs(stated - reading_time.minutes(str(shown))) <= 1, f"{page}: {stated} min is not what it shows"
+        times[page.parent.relative_to(built_site).as_posix()] = stated
+    over = {name: t for name, t in times.items() if t > reading_time.LIMIT_MINUTES}
+    assert not over, f"over {reading_time.LIMIT_MINUTES} min of reading: {over}"
+
+
+def _block(node):
+    """The element a snippet's output sits in at the level of the page's prose: out of its tabs."""
+    while node.parent is not None and AROUND & set(node.parent.get("class") or []):
+        node = node.parent
+    return node
+
+
+def sentence_before(output) -> bool:
+    """Prose right before the output's snippet block (its code block, if shown, sits in between)."""
+    before = _block(output).find_previous_sibling()
+    while before is not None and CODE & set(before.get("class") or []):
+        before = before.find_previous_sibling()
+    return before is not None and before.name == "p" and len(before.get_text(" ", strip=True).split()) >= 4
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_every_long_output_has_a_sentence_before_it(built_site, lang):
+    bare = []
+    for page in built_pages(built_site, lang):
+        for output in article(page).select(".nmb-output"):
+            lines = len(output.get_text().strip("\n").split("\n"))
+            if lines > LONG_OUTPUT and not sentence_before(output):
+                bare.append(f"{page.parent.relative_to(built_site)}: {lines} lines after «{output.get_text()[:60]}»")
+    assert not bare, "an output over 25 lines with no sentence before it:\n" + "\n".join(bare)
