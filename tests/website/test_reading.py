@@ -13,7 +13,7 @@ from engine import reading_time
 from .test_built_site import built_pages
 
 LONG_OUTPUT = 25  # lines
-CODE = {"highlight", "nmb-output"}
+CODE = {"highlight", "nmb-output", "nmb-provenance", "example"}  # snippet blocks, and a folded module
 AROUND = {"tabbed-set", "tabbed-content", "tabbed-block"}  # the CPU and GPU tabs of one output
 
 
@@ -42,7 +42,7 @@ def _block(node):
 
 
 def sentence_before(output) -> bool:
-    """Prose right before the output's snippet block (its code block, if shown, sits in between)."""
+    """Prose right before the output's snippet block (code blocks and folded modules may sit in between)."""
     before = _block(output).find_previous_sibling()
     while before is not None and CODE & set(before.get("class") or []):
         before = before.find_previous_sibling()
