@@ -25,8 +25,8 @@ if str(ROOT) not in sys.path:  # the engine package itself, wherever the config 
     sys.path.insert(0, str(ROOT))
 
 from engine import (atomic, background, interface, lighter, notebook_html, notebook_pages,  # noqa: E402
-                    notebooks, numerics, pages, render, render_cache, search_split, search_text, sources,
-                    store, translations)
+                    notebooks, numerics, pages, reading_time, render, render_cache, search_split, search_text,
+                    sources, store, translations)
 from engine.execute import SLEEPING_OPENMP, Executor, jobs  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
 from engine.progress import read_timings, save_timings  # noqa: E402
@@ -196,10 +196,12 @@ def on_page_markdown(markdown, page, config, files):
 def on_page_content(html, page, config, files):
     """A notebook page's body; every snippet block the page showed ran; its code blocks made lighter
     (engine/lighter.py); what search leaves out marked (engine/search_text.py: the search plugin reads
-    the page next, and removes the marks)."""
+    the page next, and removes the marks); a page of the site its reading time stated (engine/reading_time.py)."""
     site = pages.current()
     if notebook_pages.is_notebook_page(page):
         html = notebook_pages.render(page, config, site) or html
+    else:
+        html = reading_time.stamp(html, site.lang)
     expected = _state.expected.get((site.page, site.lang), 0)
     if expected is not None and site.rendered != expected:
         site.fail("(page)", f"{expected - site.rendered} of {expected} snippet block(s) did not run "

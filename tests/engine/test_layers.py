@@ -19,7 +19,8 @@ STAGES = {  # bottom first
     "source": ("numerics", "claims", "sources", "includes", "translations", "parity"),
     "run": ("runner", "child", "forkserver", "progress", "execute"),
     "gpu": ("recordings", "record"),
-    "site": ("render", "render_cache", "interface", "lighter", "search_text", "search_split", "weight", "pages"),
+    "site": ("render", "render_cache", "interface", "lighter", "search_text", "search_split", "weight",
+             "reading_time", "pages"),
     "notebooks": ("notebooks", "notebook_html", "notebook_pages"),
     "top": ("hooks", "background", "bench", "__init__"),
 }
