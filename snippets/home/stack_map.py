@@ -12,6 +12,7 @@ from snippets.phase25.lab00.part_a_baseline import make_inputs
 from snippets.phase25.theory01.dispatch_table import call_key_set, names, table
 
 ISOLATE = True  # torch.compile
+TIMEOUT = 300
 LAYERS = ("python", "keys", "aten", "kernels", "device")
 BESIDE = ("autograd", "compile")
 PAGES = {  # layer -> the pages that open it: (path under docs/, phase or week, kind, number)

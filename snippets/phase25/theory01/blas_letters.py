@@ -9,7 +9,7 @@ from snippets.phase25.theory01.cpu_gemm import MKL_CALL
 from snippets.phase25.theory01.native_stdout import capture_fd1
 
 ISOLATE = True
-TIMEOUT = 60
+TIMEOUT = 300
 CELL_W, CELL_H, GAP = 38, 22, 96  # a matrix cell, the space between the stored and the re-read matrix
 WORDS = {
     "en": {"stored": "{name} as stored, row-major {shape}", "read": "as BLAS reads it: {rows} × {cols}, ld {ld}",

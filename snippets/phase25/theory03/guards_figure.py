@@ -6,6 +6,7 @@ from snippets.phase25.theory03.recompile import BATCHES, compiles_per_call
 from snippets.phase25.theory03.tiny_head import model_and_input
 
 ISOLATE = True
+TIMEOUT = 300
 CALL, COLUMN, ROW, TOP = 120, 150, 46, 44  # the calls' column, a graph's column, a call's row, the header
 WORDS = {
     "en": {"call": "call", "batch": "x ({batch}, 64)", "graph": "graph {n}: x {shape}",
