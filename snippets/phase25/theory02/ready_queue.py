@@ -78,9 +78,8 @@ def main():
 
 
 def claim_queue_order(main):
-    """#ready-queue: after NllLossBackward0, LogSoftmaxBackward0 is alone in the queue; after AddmmBackward0 the queue holds AccumulateGrad(b), AccumulateGrad(x) and TBackward0, in that order, and the last step leaves it empty."""
+    """#reverse-traversal: after NllLossBackward0, LogSoftmaxBackward0 is alone in the queue; after AddmmBackward0 the queue holds AccumulateGrad(b), AccumulateGrad(x) and TBackward0, in that order, and the last step leaves it empty."""
     desc = main.text.split("<desc>")[1].split("</desc>")[0]
-    steps = desc.split("; ")
-    return (steps[0] == "step 1: NllLossBackward0 runs; ready queue after it: LogSoftmaxBackward0"
-            and "AddmmBackward0 runs; ready queue after it: AccumulateGrad(b), AccumulateGrad(x), TBackward0" in desc
-            and steps[-1].endswith("ready queue after it: empty"))
+    return (desc.startswith("step 1: NllLossBackward0 runs; ready queue after it: LogSoftmaxBackward0; step 2: ")
+            and "AddmmBackward0 runs; ready queue after it: AccumulateGrad(b), AccumulateGrad(x), TBackward0; step 4: " in desc
+            and desc.endswith("ready queue after it: empty"))

@@ -88,7 +88,7 @@ def claim_hit_miss(main):
     desc = main.text.split("<desc>")[1].split("</desc>")[0]
     rows = desc.split("; ")
     return (rows[0] == "call with batch 2: graph 0 compiled"
-            and rows[1].startswith("call with batch 3: graph 0 guard fails (size mismatch at index 0. expected 2, actual 3), graph 1 compiled")
+            and rows[1].startswith("call with batch 3: graph 0 guard fails (tensor 'x' size mismatch at index 0. expected 2, actual 3), graph 1 compiled")
             and rows[2] == "call with batch 5: graph 1 hit: runs"
             and rows[3].startswith("call with batch 1: graph 0 guard fails (") and "graph 1 guard fails (2 &lt;= x.size()[0])" in rows[3]
             and rows[3].endswith("graph 2 compiled"))
