@@ -23,3 +23,20 @@ def in_language(text: str, lang: str) -> str:
     if not mine:
         raise SnippetError(f"the output is drawn in {sorted({p for p, _ in parts})} but not in {lang!r}")
     return pieces[0] + "".join(mine)
+
+
+DESCRIBED = re.compile(r'aria-describedby="([\w-]+)"')
+
+
+def link_descriptions(html: str) -> str:
+    """A page with each figure's aria-describedby naming the paragraph as built: markdown-exec prefixes the
+    ids inside an output (`exec-3--name-text`), not the SVG's attribute, which raw HTML keeps as drawn."""
+
+    def relink(match: re.Match) -> str:
+        name = match[1]
+        if f'id="{name}"' in html:
+            return match[0]
+        prefixed = re.findall(rf'id="(exec-\d+--{re.escape(name)})"', html)
+        return f'aria-describedby="{prefixed[0]}"' if len(prefixed) == 1 else match[0]
+
+    return DESCRIBED.sub(relink, html)

@@ -3,7 +3,7 @@
 import pytest
 
 from engine import render
-from engine.bilingual import in_language
+from engine.bilingual import in_language, link_descriptions
 from engine.sources import SnippetError
 from snippets import figure
 
@@ -35,3 +35,10 @@ def test_an_output_without_the_pages_language_fails_loudly():
     only_english = "<!-- nmb-lang: en -->\n<svg></svg>\n"
     with pytest.raises(SnippetError, match="not in 'es'"):
         in_language(only_english, "es")
+
+
+def test_a_figure_names_its_paragraph_as_markdown_exec_prefixed_it():
+    page = '<svg aria-describedby="box-text"></svg><p id="exec-4--box-text">one box</p>'
+    assert 'aria-describedby="exec-4--box-text"' in link_descriptions(page)
+    kept = '<svg aria-describedby="view-text"></svg><p id="view-text">words</p>'
+    assert link_descriptions(kept) == kept
