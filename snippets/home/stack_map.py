@@ -6,6 +6,7 @@ import re
 import torch
 import torch.nn.functional as F
 
+from engine.notebooks import page_url
 from snippets import figure
 from snippets.phase25.lab00.dispatch_log import dispatched_ops, function_calls
 from snippets.phase25.lab00.part_a_baseline import make_inputs
@@ -101,7 +102,7 @@ def describe(data: dict, lang: str, linked: bool) -> str:
 
     def page_name(page):
         name = words[page[2]].format(phase=page[1], n=page[3])
-        return f"[{name}]({page[0]})" if linked else name
+        return f"[{name}]({page_url(page[0])})" if linked else name  # the built page: an output's links stay as written
     return "; ".join(words["layer"].format(layer=words[key], shows=shows(key, data, lang),
                                            pages=" / ".join(page_name(p) for p in PAGES[key]))
                      for key in LAYERS + BESIDE)
