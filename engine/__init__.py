@@ -8,5 +8,6 @@ engine (tests/engine/test_public_face.py holds them to it), so that everything e
 from engine.recordings import current as current_recording
 from engine.runner import seed_everything
 from engine.sources import closure, source_hash
+from engine.urls import page_url
 
-__all__ = ["closure", "current_recording", "seed_everything", "source_hash"]
+__all__ = ["closure", "current_recording", "page_url", "seed_everything", "source_hash"]

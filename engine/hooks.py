@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the engine package itself, wherever the config lives
     sys.path.insert(0, str(ROOT))
 
-from engine import (atomic, background, interface, lighter, notebook_html, notebook_pages,  # noqa: E402
+from engine import (atomic, background, bilingual, interface, lighter, notebook_html, notebook_pages,  # noqa: E402
                     notebooks, numerics, pages, reading_time, render, render_cache, search_split, search_text,
                     sources, store, translations)
 from engine.execute import SLEEPING_OPENMP, Executor, jobs  # noqa: E402
@@ -222,8 +222,9 @@ def _report(site) -> None:
 
 
 def on_post_page(output, page, config):
-    """The theme's markup in the page's language, and valid (engine/interface.py)."""
-    return interface.fix(output, _lang(config))
+    """The theme's markup in the page's language, and valid (engine/interface.py); each figure described by
+    its paragraph (engine/bilingual.py)."""
+    return interface.fix(bilingual.link_descriptions(output), _lang(config))
 
 
 def on_post_template(output_content, template_name, config):

@@ -16,10 +16,10 @@ import pytest
 ENGINE = Path(__file__).resolve().parents[2] / "engine"
 STAGES = {  # bottom first
     "store": ("atomic", "settings", "syntax", "store"),
-    "source": ("numerics", "claims", "sources", "includes", "translations", "parity"),
+    "source": ("urls", "numerics", "claims", "sources", "includes", "translations", "parity"),
     "run": ("runner", "child", "forkserver", "progress", "execute"),
     "gpu": ("recordings", "record"),
-    "site": ("render", "render_cache", "interface", "lighter", "search_text", "search_split", "weight",
+    "site": ("bilingual", "render", "render_cache", "interface", "lighter", "search_text", "search_split", "weight",
              "reading_time", "pages"),
     "notebooks": ("notebooks", "notebook_html", "notebook_pages"),
     "top": ("hooks", "background", "bench", "__init__"),

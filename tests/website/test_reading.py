@@ -9,7 +9,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from engine import reading_time
-from engine.notebooks import page_url
+from engine.urls import page_url
 from engine.translations import english_pages
 
 from .test_built_site import built_pages
