@@ -1,0 +1,35 @@
+"""The task a page sets, read from the page itself (the page is the one place it is written)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+HEADING = re.compile(r"^#+ .*\{ #([\w-]+) \}\s*$")
+
+
+def _plain(markdown: str) -> str:
+    """Markdown inline text as a sentence: links to their text, no backticks or emphasis."""
+    text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", markdown)
+    return " ".join(text.replace("`", "").replace("**", "").split())
+
+
+def task_text(page: str, anchor: str) -> str:
+    """The `**Task.**` paragraph of the section `anchor` of `page` (else its first paragraph), plain."""
+    lines = (DOCS / page).read_text().splitlines()
+    start = next((i for i, line in enumerate(lines) if (m := HEADING.match(line)) and m.group(1) == anchor), None)
+    if start is None:
+        raise LookupError(f"{page} has no section #{anchor}")
+    paragraphs, current = [], []
+    for line in lines[start + 1:]:
+        if line.startswith(("#", "???", "!!!")):
+            break
+        if line.strip():
+            current.append(line)
+        elif current:
+            paragraphs.append(" ".join(current))
+            current = []
+    paragraphs += [" ".join(current)] if current else []
+    chosen = next((p for p in paragraphs if p.startswith("**Task.**")), paragraphs[0] if paragraphs else "")
+    return _plain(chosen.removeprefix("**Task.**"))

@@ -1,0 +1,136 @@
+"""A code task of the course, and the check that grades a learner's functions against the reference."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import importlib
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Callable
+
+from engine.claims import Output, claims
+from engine.runner import seed_everything
+from workbench.grade import Wrong, agree
+from workbench.pages import task_text
+
+SNIPPETS = Path(__file__).resolve().parent.parent / "snippets"
+
+
+class NotWritten(Wrong):
+    """The learner's function still raises its task."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task that asks for code: where the page sets it, which functions the learner writes, and
+    how they are graded (calls compared with the reference's, printed outputs held to the page's claims)."""
+
+    page: str  # the page under docs/
+    anchor: str  # the section that sets the task
+    module: str  # the reference module under snippets/, which the learner's file mirrors
+    writes: tuple[str, ...]  # the functions the learner writes
+    cases: Callable[[], list[tuple[str, tuple]]] = list  # (function, arguments) to compare, made fresh
+    calls: tuple[str, ...] = ()  # zero-argument calls whose printed output the page's claims check
+    atol: float = 0.0  # the course's tolerance for the comparison
+    rtol: float = 0.0
+    look: str = ""  # what to look at when a result is off
+    parts: tuple[str, ...] = ()  # names of the items of a tuple the functions return
+    _cache: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def lab(self) -> str:
+        """The snippet folder the task belongs to: phase25/lab01."""
+        return str(Path(self.module).parent)
+
+    @property
+    def name(self) -> str:
+        return f"{self.lab}#{self.anchor}"
+
+    @property
+    def text(self) -> str:
+        return task_text(self.page, self.anchor)
+
+    @property
+    def reference(self):
+        return importlib.import_module("snippets." + self.module.removesuffix(".py").replace("/", "."))
+
+
+def _call(namespace, name: str, args: tuple):
+    function = getattr(namespace, name, None)
+    if not callable(function):
+        raise Wrong(f"your code has no function {name}()")
+    seed_everything()
+    return function(*copy.deepcopy(args))
+
+
+def _shown(name: str, args: tuple) -> str:
+    """A call as the learner would write it, tensors by shape and dtype."""
+    def one(arg):
+        if hasattr(arg, "shape") and hasattr(arg, "dtype"):
+            return f"<{str(arg.dtype).removeprefix('torch.')} {tuple(arg.shape)}>"
+        return repr(arg)
+    return f"{name}({', '.join(map(one, args))})"
+
+
+def _not_written(error: NotImplementedError) -> str:
+    """Which function still raises its task, and the task."""
+    frame = error.__traceback__
+    while frame.tb_next is not None:
+        frame = frame.tb_next
+    return f"{frame.tb_frame.f_code.co_name}() is not written yet. Its task: {error}"
+
+
+def _printed(namespace, call: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        _call(namespace, call, ())
+    return out.getvalue().rstrip("\n")
+
+
+def _grade(task: Task, learner) -> None:
+    for i, (name, args) in enumerate(task.cases()):
+        if i not in task._cache:
+            task._cache[i] = _call(task.reference, name, args)
+        try:
+            got = _call(learner, name, args)
+        except NotImplementedError as error:
+            raise NotWritten(_not_written(error)) from None
+        except Wrong:
+            raise
+        except Exception as error:  # noqa: BLE001 - the learner's error, reported as what went wrong
+            raise Wrong(f"{_shown(name, args)} raised {type(error).__name__}: {error}") from None
+        want, shown = task._cache[i], _shown(name, args)
+        if task.parts and isinstance(want, tuple) and len(want) == len(task.parts):
+            if not isinstance(got, (tuple, list)) or len(got) != len(want):
+                raise Wrong(f"{shown} should return {len(want)} items: {', '.join(task.parts)}")
+            for part, g, w in zip(task.parts, got, want):
+                agree(f"{part} from {shown}", g, w, task.atol, task.rtol)
+        else:
+            agree(shown, got, want, task.atol, task.rtol)
+    path = SNIPPETS / task.module
+    for call in task.calls:
+        try:
+            output = Output(_printed(learner, call))
+        except NotImplementedError as error:
+            raise NotWritten(_not_written(error)) from None
+        for claim in claims(path, call):
+            if claim.holds(output) is not None:
+                raise Wrong(f"the page says \"{claim.sentence}\", and what your {call}() prints does not "
+                            f"bear it out")
+
+
+def check(task: Task, learner) -> str | None:
+    """None when the learner's functions pass, else what is wrong, as a sentence. `learner` is a
+    module, or a notebook's globals()."""
+    if isinstance(learner, dict):
+        learner = SimpleNamespace(**learner)
+    try:
+        _grade(task, learner)
+    except NotWritten as missing:
+        return f"{missing}"
+    except Wrong as wrong:
+        return f"{wrong}." + (f" Look at {task.look}" if task.look else "")
+    return None
