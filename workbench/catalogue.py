@@ -7,7 +7,14 @@ import torch.nn.functional as F
 
 from workbench.tasks import Task
 
+P24_LAB00 = "phase-24/lab/00-hello-cuda.md"
+PRIMER = "phase-24/theory/02-triton-primer.md"
+SOFTMAX = "phase-24/theory/03-triton-softmax.md"
+SUBSTRATE = "phase-24/theory/04-pytorch-as-substrate.md"
+AUTOGRAD = "phase-25/theory/02-autograd-engine.md"
+WEEK9 = "week-09/index.md"
 LAB00 = "phase-25/lab/00-dispatcher-trace.md"
+LAB02 = "phase-25/lab/02-custom-op.md"
 LAB01 = "phase-25/lab/01-autograd-by-hand.md"
 GRADIENTS = ("dL/dx", "dL/dW", "dL/db")
 
@@ -34,7 +41,64 @@ def _lab00_inputs():
     return make_inputs()
 
 
+def _listed_mlp(namespace, container):
+    """what_the_registry_sees"""
+    return namespace.what_the_registry_sees(container)
+
+
+def _softmax_gradient(namespace, x, dy):
+    """x.grad after softmax(x).backward(dy)"""
+    x.requires_grad_()
+    namespace.softmax(x).backward(dy)
+    return x.grad
+
+
+def _softmax_inputs():
+    x = torch.randn(3, 600)
+    return [("softmax", (x,)), ("softmax_backward", (torch.softmax(x, -1), torch.randn(3, 600))),
+            (_softmax_gradient, (x, torch.randn(3, 600)))]
+
+
+def _gradcheck_calls(namespace, options):
+    """gradcheck_calls((4, 10), **options)"""
+    return namespace.gradcheck_calls((4, 10), **options)
+
+
+def _softmax_logits():
+    from snippets.phase24.triton_softmax.correctness import cases
+
+    named = cases("cpu", torch.float32)
+    return [("variant", (named[name], shift, pad)) for name in ("(2, 600) LM head", "(2, 3) magnitude 1e4")
+            for shift, pad in ((True, -float("inf")), (False, -float("inf")), (True, 0.0))]
+
+
 TASKS = (
+    Task(P24_LAB00, "exercises", "phase24/lab00/exercises.py", ("check_minigpt",), number=3,
+         cases=lambda: [("check_minigpt", ())], calls=("my_check",),
+         look="the shipped weights (load_pretrained()), one batch of sample_batch(8, 32, seed=0), and what "
+              "a healthy result is: logits of shape (8, 32, 600), all finite."),
+    Task(PRIMER, "exercises", "phase24/triton_primer/exercises.py", ("add_kernel_without_mask",), number=2,
+         cases=lambda: [("without_mask", ())], calls=("missing_mask",),
+         look="the add kernel with its mask removed: every lane loads and stores, in bounds or not."),
+    Task(SOFTMAX, "exercises", "phase24/triton_softmax/exercises.py", ("softmax_kernel_variant",), number=2,
+         cases=_softmax_logits, atol=1e-6, rtol=1e-5, calls=("without_the_shift", "zeros_in_the_padding"),
+         look="the course's softmax_kernel: subtract the row maximum only when SHIFT, and load masked lanes "
+              "as PAD."),
+    Task(SOFTMAX, "exercises", "phase24/triton_softmax/exercises.py", ("elements_loaded",), number=5,
+         cases=lambda: [("elements_loaded", (n, chunk, keep)) for n in (600, 4096, 32000)
+                        for chunk in (512, 1024) for keep in (True, False)],
+         look="how many columns the loop reads twice (y and dy, in both passes) and what the kept last "
+              "chunk saves."),
+    Task(SUBSTRATE, "exercises", "phase24/theory04/exercises.py",
+         ("ListedMLP.__init__", "ListedMLP.forward", "what_the_registry_sees"), number=3,
+         cases=lambda: [(_listed_mlp, (list,)), (_listed_mlp, (torch.nn.ModuleList,))],
+         calls=("layers_in_a_list",),
+         look="what nn.Module registers: only attributes that are modules or ModuleLists are seen by "
+              "parameters(), state_dict() and .double()."),
+    Task(AUTOGRAD, "exercises", "phase25/theory02/exercises.py", ("packed_tensors",), number=3,
+         cases=lambda: [("packed_tensors", ())], calls=("main_packed",),
+         look="torch.autograd.graph.saved_tensors_hooks(pack, unpack) around the forward only, and which "
+              "storage each packed tensor lives in."),
     Task(LAB00, "part-a", "phase25/lab00/part_a_baseline.py", ("baseline",),
          cases=lambda: [("baseline", ())], calls=("main",),
          look="the node autograd records for the call: type(y.grad_fn).__name__."),
@@ -76,6 +140,23 @@ TASKS = (
     Task(LAB01, "exercise-4", "phase25/lab01/exercises.py", ("mse_against_backward",),
          cases=lambda: [("mse_against_backward", ())], calls=("exercise4",), atol=1e-15,
          look="G = 2 (y - one_hot) divided by the number of entries the mean runs over (N x 600)."),
+    Task(LAB02, "op", "phase25/lab02/ops.py", ("softmax", "softmax_backward", "save_output", "backward"),
+         cases=_softmax_inputs, atol=1e-6, rtol=1e-5, renames=(("nmb::", "mywork::"),),
+         look="kernels.softmax and kernels.softmax_backward, what backward needs saved (the output y), "
+              "and register_autograd(backward, setup_context=...)."),
+    Task(LAB02, "exercise-3", "phase25/lab02/exercises.py", ("gradcheck_calls",),
+         cases=lambda: [(_gradcheck_calls, (options,)) for options in
+                        ({}, {"check_undefined_grad": False}, {"fast_mode": True})],
+         calls=("exercise3",),
+         look="LogDispatch from lab 00 around torch.autograd.gradcheck, counting nmb.softmax.default and "
+              "nmb.softmax_backward.default."),
+    Task(WEEK9, "exercises", "week09/exercises.py", ("which_copy",), number=2,
+         cases=lambda: [("which_copy", ())], calls=("main_copies",),
+         look="whether each result's untyped_storage() is x's: a view shares it, a copy does not."),
+    Task(WEEK9, "exercises", "week09/exercises.py", ("overload_calls",), number=4,
+         cases=lambda: [("overload_calls", ())], calls=("main_overloads",),
+         look="kernel_for_key(\"aten::mul.Tensor\", \"CPU\", kernel) from the registration above, and "
+              "which of the five calls reach the mul.Tensor overload."),
 )
 
 

@@ -15,21 +15,29 @@ def _plain(markdown: str) -> str:
     return " ".join(text.replace("`", "").replace("**", "").split())
 
 
-def task_text(page: str, anchor: str) -> str:
-    """The `**Task.**` paragraph of the section `anchor` of `page` (else its first paragraph), plain."""
+def task_text(page: str, anchor: str, number: int = 0) -> str:
+    """The `**Task.**` paragraph of the section `anchor` of `page` (else its first paragraph), or the
+    paragraph of its exercise `number` (`**3. Change and run.** ...`), as plain text."""
     lines = (DOCS / page).read_text().splitlines()
     start = next((i for i, line in enumerate(lines) if (m := HEADING.match(line)) and m.group(1) == anchor), None)
     if start is None:
         raise LookupError(f"{page} has no section #{anchor}")
     paragraphs, current = [], []
     for line in lines[start + 1:]:
-        if line.startswith(("#", "???", "!!!")):
+        if line.startswith("#") or (not number and line.startswith(("???", "!!!"))):
             break
+        if line.startswith(("???", "!!!", "    ")):
+            continue
         if line.strip():
             current.append(line)
         elif current:
             paragraphs.append(" ".join(current))
             current = []
     paragraphs += [" ".join(current)] if current else []
+    if number:
+        chosen = next((p for p in paragraphs if p.startswith((f"**{number}. ", f"{number}. **"))), None)
+        if chosen is None:
+            raise LookupError(f"{page}#{anchor} has no exercise {number}")
+        return _plain(re.sub(r"^(\*\*\d+\. [^*]*\*\*|\d+\. \*\*[^*]*\*\*) *", "", chosen))
     chosen = next((p for p in paragraphs if p.startswith("**Task.**")), paragraphs[0] if paragraphs else "")
     return _plain(chosen.removeprefix("**Task.**"))

@@ -38,6 +38,8 @@ class Task:
     rtol: float = 0.0
     look: str = ""  # what to look at when a result is off
     parts: tuple[str, ...] = ()  # names of the items of a tuple the functions return
+    number: int = 0  # the exercise's number, where a page numbers its exercises under one anchor
+    renames: tuple[tuple[str, str], ...] = ()  # (reference text, learner's): an op namespace of their own
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -47,18 +49,23 @@ class Task:
 
     @property
     def name(self) -> str:
-        return f"{self.lab}#{self.anchor}"
+        return f"{self.lab}#{self.anchor}" + (f"-{self.number}" if self.number else "")
 
     @property
     def text(self) -> str:
-        return task_text(self.page, self.anchor)
+        return task_text(self.page, self.anchor, self.number)
 
     @property
     def reference(self):
         return importlib.import_module("snippets." + self.module.removesuffix(".py").replace("/", "."))
 
 
-def _call(namespace, name: str, args: tuple):
+def _call(namespace, name, args: tuple):
+    """Call `name` of the namespace on a copy of `args`, seeded; a `name` that is a function is called
+    on the namespace itself (a check that needs more than one call: a gradient through an op)."""
+    if callable(name):
+        seed_everything()
+        return name(namespace, *copy.deepcopy(args))
     function = getattr(namespace, name, None)
     if not callable(function):
         raise Wrong(f"your code has no function {name}()")
@@ -72,7 +79,7 @@ def _shown(name: str, args: tuple) -> str:
         if hasattr(arg, "shape") and hasattr(arg, "dtype"):
             return f"<{str(arg.dtype).removeprefix('torch.')} {tuple(arg.shape)}>"
         return repr(arg)
-    return f"{name}({', '.join(map(one, args))})"
+    return f"{getattr(name, '__doc__', None) or name}({', '.join(map(one, args))})"
 
 
 def _not_written(error: NotImplementedError) -> str:

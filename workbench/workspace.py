@@ -31,7 +31,10 @@ def starters(tasks: list[Task]) -> dict[str, str]:
                       *textwrap.wrap(task.text, 96, initial_indent="  ", subsequent_indent="  ")]
         lines.append(f"Check your code: python -m workbench {on_it[0].lab}")
         raises = {name: first_sentence(task.text) for task in on_it for name in task.writes}
-        sources[module] = starter_source(SNIPPETS / module, raises, "\n".join(lines))
+        source = starter_source(SNIPPETS / module, raises, "\n".join(lines))
+        for old, new in (pair for task in on_it for pair in task.renames):
+            source = source.replace(old, new)
+        sources[module] = source
     return sources
 
 
