@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     grouped = labs()
     if args.lab is None:
         for lab, tasks in grouped.items():
-            print(f"{lab}: " + ", ".join(f"#{task.anchor}" for task in tasks))
+            print(f"{lab}: " + ", ".join("#" + task.name.partition("#")[2] for task in tasks))
         return 0
     lab, _, anchor = args.lab.partition("#")
     tasks = [task for task in grouped.get(lab.strip("/"), []) if anchor in ("", task.anchor)]
