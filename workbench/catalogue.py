@@ -74,89 +74,56 @@ def _softmax_logits():
 
 TASKS = (
     Task(P24_LAB00, "exercises", "phase24/lab00/exercises.py", ("check_minigpt",), number=3,
-         cases=lambda: [("check_minigpt", ())], calls=("my_check",),
-         look="the shipped weights (load_pretrained()), one batch of sample_batch(8, 32, seed=0), and what "
-              "a healthy result is: logits of shape (8, 32, 600), all finite."),
+         cases=lambda: [("check_minigpt", ())], calls=("my_check",)),
     Task(PRIMER, "exercises", "phase24/triton_primer/exercises.py", ("add_kernel_without_mask",), number=2,
-         cases=lambda: [("without_mask", ())], calls=("missing_mask",),
-         look="the add kernel with its mask removed: every lane loads and stores, in bounds or not."),
+         cases=lambda: [("without_mask", ())], calls=("missing_mask",)),
     Task(SOFTMAX, "exercises", "phase24/triton_softmax/exercises.py", ("softmax_kernel_variant",), number=2,
-         cases=_softmax_logits, atol=1e-6, rtol=1e-5, calls=("without_the_shift", "zeros_in_the_padding"),
-         look="the course's softmax_kernel: subtract the row maximum only when SHIFT, and load masked lanes "
-              "as PAD."),
+         cases=_softmax_logits, atol=1e-6, rtol=1e-5, calls=("without_the_shift", "zeros_in_the_padding")),
     Task(SOFTMAX, "exercises", "phase24/triton_softmax/exercises.py", ("elements_loaded",), number=5,
          cases=lambda: [("elements_loaded", (n, chunk, keep)) for n in (600, 4096, 32000)
-                        for chunk in (512, 1024) for keep in (True, False)],
-         look="how many columns the loop reads twice (y and dy, in both passes) and what the kept last "
-              "chunk saves."),
+                        for chunk in (512, 1024) for keep in (True, False)]),
     Task(SUBSTRATE, "exercises", "phase24/theory04/exercises.py",
          ("ListedMLP.__init__", "ListedMLP.forward", "what_the_registry_sees"), number=3,
          cases=lambda: [(_listed_mlp, (list,)), (_listed_mlp, (torch.nn.ModuleList,))],
-         calls=("layers_in_a_list",),
-         look="what nn.Module registers: only attributes that are modules or ModuleLists are seen by "
-              "parameters(), state_dict() and .double()."),
+         calls=("layers_in_a_list",)),
     Task(AUTOGRAD, "exercises", "phase25/theory02/exercises.py", ("packed_tensors",), number=3,
-         cases=lambda: [("packed_tensors", ())], calls=("main_packed",),
-         look="torch.autograd.graph.saved_tensors_hooks(pack, unpack) around the forward only, and which "
-              "storage each packed tensor lives in."),
+         cases=lambda: [("packed_tensors", ())], calls=("main_packed",)),
     Task(LAB00, "part-a", "phase25/lab00/part_a_baseline.py", ("baseline",),
-         cases=lambda: [("baseline", ())], calls=("main",),
-         look="the node autograd records for the call: type(y.grad_fn).__name__."),
+         cases=lambda: [("baseline", ())], calls=("main",)),
     Task(LAB00, "part-b", "phase25/lab00/part_b_key_sets.py", ("key_set", "key_sets"),
-         cases=lambda: [("key_sets", ())], calls=("main",),
-         look="torch._C._dispatch_keys(t), and which keys a dtype, a grad mode or a device adds or drops."),
+         cases=lambda: [("key_sets", ())], calls=("main",)),
     Task(LAB00, "part-c", "phase25/lab00/dispatch_log.py",
          ("LogDispatch.__torch_dispatch__", "LogFunctions.__torch_function__", "dispatched_ops",
           "function_calls", "pre_dispatch_ops"),
          cases=lambda: [(name, (F.linear, *_lab00_inputs()))
-                        for name in ("dispatched_ops", "function_calls", "pre_dispatch_ops")],
-         look="the layer each observer sits at: a TorchFunctionMode sees the Python call, a "
-              "TorchDispatchMode the ATen ops below autograd, make_fx(pre_dispatch=True) the graph before "
-              "decompositions."),
+                        for name in ("dispatched_ops", "function_calls", "pre_dispatch_ops")]),
     Task(LAB00, "part-d", "phase25/lab00/part_d_addmm.py", ("comparisons",),
-         cases=lambda: [("comparisons", ())], calls=("main",),
-         look="which ops run inside the mode: a view made before the mode is entered is not logged."),
+         cases=lambda: [("comparisons", ())], calls=("main",)),
     Task(LAB01, "code", "phase25/lab01/hand_gradients.py",
          ("linear_backward", "cross_entropy_grad", "sum_of_squares_grad", "hand_gradients",
           "autograd_gradients"),
-         cases=_part_b, atol=1e-7, parts=GRADIENTS,
-         look="the shapes first (each gradient has its tensor's shape), then which side of each product "
-              "G and its transpose sit on; for G, the softmax minus the one-hot target, over N."),
+         cases=_part_b, atol=1e-7, parts=GRADIENTS),
     Task(LAB01, "float64", "phase25/lab01/compare.py", ("max_errors", "comparison"),
-         cases=lambda: [("comparison", ())], calls=("main",), rtol=1e-6,
-         look="max |hand - autograd| of each gradient, for each loss in float64 then float32."),
+         cases=lambda: [("comparison", ())], calls=("main",), rtol=1e-6),
     Task(LAB01, "float32", "phase25/lab01/float32_error.py", ("spacing", "worst_element"),
          cases=lambda: [("spacing", (1.5,)), ("spacing", (0.01,)), ("worst_element", (0,)),
-                        ("worst_element", (3,))], calls=("main",), rtol=1e-6,
-         look="torch.nextafter(v, inf) - v in float32 for the spacing; the argmax of |hand - autograd| "
-              "over the three gradients, and the autograd value at that element."),
+                        ("worst_element", (3,))], calls=("main",), rtol=1e-6),
     Task(LAB01, "walk-chain", "phase25/lab01/chain.py", ("walk_by_hand",),
-         cases=lambda: [("walk_by_hand", ())], calls=("main",), atol=1e-7,
-         look="loss.grad_fn, then next_functions[i][0] of each node, called on the gradient the node "
-              "before it returned."),
+         cases=lambda: [("walk_by_hand", ())], calls=("main",), atol=1e-7),
     Task(LAB01, "minigpt", "phase25/lab01/minigpt_head.py", ("head_errors", "sgd_step"),
-         cases=lambda: [("head_errors", ()), ("sgd_step", ())], calls=("main",), rtol=1e-6,
-         look="the head's real inputs (head_problem()), the cast to each dtype, and W - lr * dW."),
+         cases=lambda: [("head_errors", ()), ("sgd_step", ())], calls=("main",), rtol=1e-6),
     Task(LAB01, "exercise-4", "phase25/lab01/exercises.py", ("mse_against_backward",),
-         cases=lambda: [("mse_against_backward", ())], calls=("exercise4",), atol=1e-15,
-         look="G = 2 (y - one_hot) divided by the number of entries the mean runs over (N x 600)."),
+         cases=lambda: [("mse_against_backward", ())], calls=("exercise4",), atol=1e-15),
     Task(LAB02, "op", "phase25/lab02/ops.py", ("softmax", "softmax_backward", "save_output", "backward"),
-         cases=_softmax_inputs, atol=1e-6, rtol=1e-5, renames=(("nmb::", "mywork::"),),
-         look="kernels.softmax and kernels.softmax_backward, what backward needs saved (the output y), "
-              "and register_autograd(backward, setup_context=...)."),
+         cases=_softmax_inputs, atol=1e-6, rtol=1e-5, renames=(("nmb::", "mywork::"),)),
     Task(LAB02, "exercise-3", "phase25/lab02/exercises.py", ("gradcheck_calls",),
          cases=lambda: [(_gradcheck_calls, (options,)) for options in
                         ({}, {"check_undefined_grad": False}, {"fast_mode": True})],
-         calls=("exercise3",),
-         look="LogDispatch from lab 00 around torch.autograd.gradcheck, counting nmb.softmax.default and "
-              "nmb.softmax_backward.default."),
+         calls=("exercise3",)),
     Task(WEEK9, "exercises", "week09/exercises.py", ("which_copy",), number=2,
-         cases=lambda: [("which_copy", ())], calls=("main_copies",),
-         look="whether each result's untyped_storage() is x's: a view shares it, a copy does not."),
+         cases=lambda: [("which_copy", ())], calls=("main_copies",)),
     Task(WEEK9, "exercises", "week09/exercises.py", ("overload_calls",), number=4,
-         cases=lambda: [("overload_calls", ())], calls=("main_overloads",),
-         look="kernel_for_key(\"aten::mul.Tensor\", \"CPU\", kernel) from the registration above, and "
-              "which of the five calls reach the mul.Tensor overload."),
+         cases=lambda: [("overload_calls", ())], calls=("main_overloads",)),
 )
 
 

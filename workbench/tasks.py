@@ -14,7 +14,7 @@ from typing import Callable
 from engine.claims import Output, claims
 from engine.runner import seed_everything
 from workbench.grade import Wrong, agree
-from workbench.pages import task_text
+from workbench.pages import hint_text, task_text
 
 SNIPPETS = Path(__file__).resolve().parent.parent / "snippets"
 
@@ -36,7 +36,6 @@ class Task:
     calls: tuple[str, ...] = ()  # zero-argument calls whose printed output the page's claims check
     atol: float = 0.0  # the course's tolerance for the comparison
     rtol: float = 0.0
-    look: str = ""  # what to look at when a result is off
     parts: tuple[str, ...] = ()  # names of the items of a tuple the functions return
     number: int = 0  # the exercise's number, where a page numbers its exercises under one anchor
     renames: tuple[tuple[str, str], ...] = ()  # (reference text, learner's): an op namespace of their own
@@ -54,6 +53,11 @@ class Task:
     @property
     def text(self) -> str:
         return task_text(self.page, self.anchor, self.number)
+
+    @property
+    def look(self) -> str:
+        """What to look at when a result is off: the page's hint for the task."""
+        return hint_text(self.page, self.anchor, self.number)
 
     @property
     def reference(self):
@@ -139,5 +143,5 @@ def check(task: Task, learner) -> str | None:
     except NotWritten as missing:
         return f"{missing}"
     except Wrong as wrong:
-        return f"{wrong}." + (f" Look at {task.look}" if task.look else "")
+        return f"{wrong}." + (f" Hint: {task.look}" if task.look else "")
     return None
