@@ -15,6 +15,8 @@ AUTOGRAD = "phase-25/theory/02-autograd-engine.md"
 WEEK9 = "week-09/index.md"
 LAB00 = "phase-25/lab/00-dispatcher-trace.md"
 LAB02 = "phase-25/lab/02-custom-op.md"
+LAB03 = "phase-25/lab/03-compile-and-inductor.md"
+SURVEY = "phase-25/lab/03-distributed-survey.md"
 LAB01 = "phase-25/lab/01-autograd-by-hand.md"
 GRADIENTS = ("dL/dx", "dL/dW", "dL/db")
 
@@ -57,6 +59,24 @@ def _softmax_inputs():
     x = torch.randn(3, 600)
     return [("softmax", (x,)), ("softmax_backward", (torch.softmax(x, -1), torch.randn(3, 600))),
             (_softmax_gradient, (x, torch.randn(3, 600)))]
+
+
+def _recorded_triton_kernel() -> str:
+    """TinyHead's Triton kernel as Inductor wrote it on a GPU: the recording, its labels taken off."""
+    import json
+    import re
+
+    from workbench.tasks import SNIPPETS
+
+    recording = json.loads((SNIPPETS / "recordings/phase25.lab03.part_cd_triton.main.json").read_text())
+    kernel = recording["output"].split("pointers in_out_ptr0:\n\n", 1)[1].split("\n\nsoftmax steps found", 1)[0]
+    return "\n".join(re.sub(r"    # <- .*$", "", line) for line in kernel.splitlines() if not line.startswith("# ^ "))
+
+
+def _triton_reading():
+    kernel = _recorded_triton_kernel()
+    return [("annotate", (kernel,)), ("pointers", (kernel,)),
+            ("summary", (dict.fromkeys(("load", "max", "sub", "exp", "sum", "div", "store"), 1) | {"max": 0},))]
 
 
 def _gradcheck_calls(namespace, options):
@@ -120,6 +140,10 @@ TASKS = (
          cases=lambda: [(_gradcheck_calls, (options,)) for options in
                         ({}, {"check_undefined_grad": False}, {"fast_mode": True})],
          calls=("exercise3",)),
+    Task(LAB03, "part-d-gpu", "phase25/lab03/triton_reading.py", ("classify", "annotate", "pointers", "summary"),
+         cases=_triton_reading),
+    Task(SURVEY, "exercises", "phase25/distributed/exercises.py", ("crossover_by_hand",), number=4,
+         calls=("crossover_by_hand",)),
     Task(WEEK9, "exercises", "week09/exercises.py", ("which_copy",), number=2,
          cases=lambda: [("which_copy", ())], calls=("main_copies",)),
     Task(WEEK9, "exercises", "week09/exercises.py", ("overload_calls",), number=4,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 HEADING = re.compile(r"^#+ .*\{ #([\w-]+) \}\s*$")
-MARK = re.compile(r"\*[●○]{3}\*\{[^}]*\} *")  # a task's difficulty mark
+MARK = re.compile(r'<span class="nmb-difficulty"[^>]*>[●○]{3}</span> *')  # a task's difficulty mark
 
 
 def _plain(markdown: str) -> str:
