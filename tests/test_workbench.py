@@ -2,6 +2,8 @@
 own code; a wrong answer is named in a sentence; the starters keep the reference's shape, not its code."""
 
 import ast
+import re
+from pathlib import Path
 
 import pytest
 
@@ -77,3 +79,42 @@ def test_starter_source_raises_the_task():
     path = SNIPPETS / "phase25/lab00/part_a_baseline.py"
     source = starter_source(path, {"baseline": "Call F.linear."}, "Task: the baseline.")
     assert "raise NotImplementedError('Call F.linear.')" in source and "# Task: the baseline." in source
+
+
+PAGES = Path(__file__).resolve().parent.parent / "docs"
+MARK = re.compile(r'<span class="nmb-difficulty" role="img" aria-label="(?:Difficulty|Dificultad) (\d) (?:of|de) 3" '
+                  r'title="(?:Difficulty|Dificultad) \1 (?:of|de) 3">(●+○*)</span>')
+
+
+def _english_pages():
+    return sorted(p for p in PAGES.rglob("*.md") if not p.name.endswith(".es.md"))
+
+
+@pytest.mark.parametrize("page", _english_pages(), ids=lambda p: str(p.relative_to(PAGES)))
+def test_every_task_and_exercise_has_one_difficulty_mark_in_both_languages(page):
+    levels = {}
+    for path in (page, page.with_suffix(".es.md")):
+        text = path.read_text()
+        marks = MARK.findall(text)
+        assert all(int(level) == dots.count("●") and len(dots) == 3 for level, dots in marks), path
+        exercises = text[text.find("{ #exercises }"):] if "{ #exercises }" in text else ""
+        tasks = len(re.findall(r"^\*\*(Task|Tarea)\.\*\*", text, re.M))
+        numbered = len(re.findall(r"^(\*\*\d+\. |\d+\. \*\*|### (Exercise|Ejercicio) )", exercises, re.M))
+        assert len(marks) == tasks + numbered, f"{path}: {len(marks)} marks for {tasks + numbered} tasks and exercises"
+        levels[path.suffixes[0]] = [level for level, _ in marks]
+    assert len(set(map(tuple, levels.values()))) == 1, f"{page}: the two languages mark differently"
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda task: task.name)
+def test_every_checked_task_has_a_hint_in_both_languages(task):
+    assert task.look, f"{task.name}: no '??? tip \"Hint\"' before its solution"
+    english = (PAGES / task.page).read_text().count('??? tip "Hint"')
+    assert (PAGES / task.page.replace(".md", ".es.md")).read_text().count('??? tip "Pista"') == english
+
+
+def test_every_lab_page_names_its_workbench_lab_and_gpu_parts():
+    labs = {task.lab for task in TASKS}
+    for page in sorted(PAGES.rglob("lab/*.md")):
+        front = page.read_text().split("---\n")[1]
+        assert re.search(r"^workbench: (\S+)$", front, re.M).group(1) in labs, page
+        assert re.search(r'^gpu: ".+"$', front, re.M), page
