@@ -116,5 +116,5 @@ def test_every_lab_page_names_its_workbench_lab_and_gpu_parts():
     labs = {task.lab for task in TASKS}
     for page in sorted(PAGES.rglob("lab/*.md")):
         front = page.read_text().split("---\n")[1]
-        assert re.search(r"^workbench: (\S+)$", front, re.M).group(1) in labs, page
+        assert re.search(r"^lab: (\S+)$", front, re.M).group(1) in labs, page
         assert re.search(r'^gpu: ".+"$', front, re.M), page
