@@ -118,3 +118,28 @@ def test_every_lab_page_names_its_workbench_lab_and_gpu_parts():
         front = page.read_text().split("---\n")[1]
         assert re.search(r"^lab: (\S+)$", front, re.M).group(1) in labs, page
         assert re.search(r'^gpu: ".+"$', front, re.M), page
+
+
+@pytest.mark.parametrize("solutions", [False, True], ids=["starters", "solutions"])
+def test_workspace_notebook_runs_in_a_kernel(solutions):
+    """Every task's cells in one notebook (what each lab's notebook holds, for every lab at once: two
+    kernels instead of one per lab), run in a Jupyter kernel from the venv: with the starters every check
+    cell fails with its message; with the solutions every check passes."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    from workbench.notebook import to_json, workspace
+
+    nb = nbformat.reads(to_json(workspace(list(TASKS), solutions)), as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(PAGES.parent / "workbench")}}).execute()
+    checks = [cell for cell in nb.cells if cell.cell_type == "code" and cell.source.startswith("check_here(")]
+    assert len(checks) == len(TASKS)
+    for task, cell in zip(TASKS, checks):
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if solutions:
+            assert not errors and f"PASS {task.name}" in "".join(o.get("text", "") for o in cell.outputs), \
+                (task.name, [e.evalue for e in errors])
+        else:
+            assert errors and errors[0].ename == "AssertionError" and "is not written yet" in errors[0].evalue, \
+                (task.name, cell.outputs)

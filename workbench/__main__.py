@@ -14,6 +14,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m workbench", description=__doc__)
     parser.add_argument("lab", nargs="?", help="a lab, as phase25/lab01, or one task, as phase25/lab01#code")
     parser.add_argument("--reference", action="store_true", help="grade the course's solutions instead")
+    parser.add_argument("--notebook", action="store_true",
+                        help="write the lab's workspace notebook and its solutions into mywork/ instead")
     args = parser.parse_args(argv)
     numerics.pin()  # the course's numerical environment, before torch loads: the pages' numbers
     os.environ.setdefault("TRITON_INTERPRET", "1")  # Triton's kernels run in its interpreter on CPU
@@ -32,6 +34,15 @@ def main(argv: list[str] | None = None) -> int:
     if not tasks:
         print(f"no task called {args.lab}; `python -m workbench` lists them", file=sys.stderr)
         return 2
+    if args.notebook:
+        from workbench.notebook import to_json, workspace
+
+        for suffix, solutions in (("", False), (".solutions", True)):
+            path = MYWORK / f"{lab.strip('/')}{suffix}.ipynb"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(to_json(workspace(tasks, solutions)))
+            print(f"wrote {path.relative_to(MYWORK.parent)}")
+        return 0
     if not args.reference:
         for path in write_starters(tasks):
             print(f"wrote your starter {path.relative_to(MYWORK.parent)}: fill it in, then run this again")
