@@ -79,11 +79,6 @@ def _triton_reading():
             ("summary", (dict.fromkeys(("load", "max", "sub", "exp", "sum", "div", "store"), 1) | {"max": 0},))]
 
 
-def _gradcheck_calls(namespace, options):
-    """gradcheck_calls((4, 10), **options)"""
-    return namespace.gradcheck_calls((4, 10), **options)
-
-
 def _softmax_logits():
     from snippets.phase24.triton_softmax.correctness import cases
 
@@ -137,9 +132,7 @@ TASKS = (
     Task(LAB02, "op", "phase25/lab02/ops.py", ("softmax", "softmax_backward", "save_output", "backward"),
          cases=_softmax_inputs, atol=1e-6, rtol=1e-5, renames=(("nmb::", "mywork::"),)),
     Task(LAB02, "exercise-3", "phase25/lab02/exercises.py", ("gradcheck_calls",),
-         cases=lambda: [(_gradcheck_calls, (options,)) for options in
-                        ({}, {"check_undefined_grad": False}, {"fast_mode": True})],
-         calls=("exercise3",)),
+         calls=("exercise3",)),  # its printed counts, held to the page's claims (each gradcheck is slow)
     Task(LAB03, "part-d-gpu", "phase25/lab03/triton_reading.py", ("classify", "annotate", "pointers", "summary"),
          cases=_triton_reading),
     Task(SURVEY, "exercises", "phase25/distributed/exercises.py", ("crossover_by_hand",), number=4,
