@@ -22,7 +22,7 @@ export UV_CACHE_DIR ?= $(CURDIR)/.cache/uv
 FIND_LINKS = $(foreach link,$(sort $(shell $(PYTHON) -m pip config list 2>/dev/null \
                | sed -n "s/.*find-links='\(.*\)'/\1/p")),--find-links $(link))
 
-.PHONY: setup packages serve build test screenshots bench record clean
+.PHONY: setup packages serve build test check screenshots bench record clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv --without-pip $(VENV)
@@ -55,6 +55,11 @@ build: setup
 test:
 	@$(MAKE) --no-print-directory --jobs=2 setup packages
 	$(PY) -m pytest
+
+# The learner's workbench: `make check LAB=phase25/lab01` writes the lab's starters into mywork/ (those
+# missing) and grades them against the course's code; `make check` lists the labs and their tasks.
+check: setup
+	$(PY) -m workbench $(LAB)
 
 # Full-page screenshots of the home page and every lab page, both languages, light and dark, into
 # artifacts/screenshots/ (pictures for authors: `make test` leaves them out).

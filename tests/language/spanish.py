@@ -105,8 +105,14 @@ def prose(text: str) -> str:
     """The page with everything that is not Spanish prose blanked out, line for line: fenced blocks
     (code, exec blocks, outputs, diagrams), inline code, HTML tags and comments, attribute lists,
     link targets, reference definitions, URLs, admonition types (their titles stay), links to other
-    sites (the titles of cited works stay as published) and a table column headed "Inglés"."""
+    sites (the titles of cited works stay as published) and a table column headed "Inglés". Of a front
+    matter, only the quoted values stay (text a page shows, such as a lab's GPU sentence)."""
     lines, fence = [], None
+    if text.startswith("---\n") and "\n---\n" in text:
+        front, rest = text[4:].split("\n---\n", 1)
+        quoted = [re.sub(r'^[\w-]+: "(.*)"$', r"\1", line) if re.match(r'^[\w-]+: ".*"$', line) else ""
+                  for line in front.splitlines()]
+        text = "\n".join(["", *quoted, "", rest])
     for line in text.splitlines():
         opened = FENCE.match(line)
         if fence is not None:
