@@ -25,7 +25,7 @@ def text(x: float, y: float, content: str, size: int | None = None, anchor: str 
 
 def rect(x: float, y: float, width: float, height: float, fill: str = BLUE, opacity: float = 0.12,
          dashed: bool = False, tip: str | None = None) -> str:
-    """A box with a thin outline in the text's colour; dashed: drawn but not taken."""
+    """A box with a thin outline in the colour of the page's words; dashed: drawn but not taken."""
     dash = ' stroke-dasharray="5 5"' if dashed else ""
     inner = f"<title>{escape(tip, quote=False)}</title></rect>" if tip else ""
     end = ">" + inner if tip else "/>"
