@@ -1,16 +1,12 @@
 """Words for a reader who never saw the course's drafts: no page speaks of "the text" (a draft the reader
 cannot see) or of "the curriculum", and a phase that is not on the site is named as such.
 
-Checked: every page's Markdown, in both languages, and every snippet module a page can show, except the
-modules a GPU recording depends on (their source is hashed into the recording; they change when it is
-recorded again)."""
-import json
+Checked: every page's Markdown, in both languages, and every snippet module a page can show."""
 import re
 from pathlib import Path
 
 import pytest
 
-from engine import sources
 
 ROOT = Path(__file__).resolve().parents[1]
 UNSEEN = re.compile(
@@ -29,15 +25,6 @@ NOT_ON_SITE = re.compile(r"not on this site|no está en este sitio|no están en 
 PAGES = sorted((ROOT / "docs").rglob("*.md"))
 
 
-def recorded_closure() -> set[Path]:
-    """The snippet modules some GPU recording's source hash covers."""
-    covered = set()
-    for recording in (ROOT / "snippets" / "recordings").glob("*.json"):
-        module = recording.name.rsplit(".", 2)[0]
-        covered.update(Path(p).resolve() for p in sources.closure(ROOT, ROOT / "snippets" / f"{module.replace('.', '/')}.py"))
-    return covered
-
-
 def unseen(text: str, pattern: re.Pattern = UNSEEN) -> list[str]:
     """Each line of `text` that speaks of an unseen draft."""
     return [line.strip() for line in text.splitlines() if pattern.search(line)]
@@ -49,9 +36,8 @@ def test_no_page_speaks_of_an_unseen_text(page):
 
 
 def test_no_shown_snippet_speaks_of_an_unseen_text():
-    covered = recorded_closure()
     found = {str(p.relative_to(ROOT)): unseen(p.read_text(encoding="utf-8"), IN_CODE)
-             for p in sorted((ROOT / "snippets").rglob("*.py")) if p.resolve() not in covered}
+             for p in sorted((ROOT / "snippets").rglob("*.py"))}
     assert {name: lines for name, lines in found.items() if lines} == {}
 
 

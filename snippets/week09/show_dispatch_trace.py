@@ -1,4 +1,4 @@
-"""Step 1 as the text writes it: TORCH_SHOW_DISPATCH_TRACE=1, and _dispatch_print_registrations()."""
+"""Step 1 as it is often written: TORCH_SHOW_DISPATCH_TRACE=1, and _dispatch_print_registrations()."""
 
 import os
 import subprocess

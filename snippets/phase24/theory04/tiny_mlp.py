@@ -5,7 +5,7 @@ from torch import nn
 
 
 class TinyMLP(nn.Module):
-    """64 -> 256 -> 600: the text's example, its output the size of the grammar vocabulary."""
+    """64 -> 256 -> 600: a small MLP whose output is the size of the grammar vocabulary."""
 
     def __init__(self):
         super().__init__()

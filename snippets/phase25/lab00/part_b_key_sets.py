@@ -1,4 +1,4 @@
-"""Part B: the dispatch key set a tensor carries, and the method the text names that does not exist."""
+"""Part B: the dispatch key set a tensor carries, and a method often named for it that does not exist."""
 
 import torch
 
@@ -11,7 +11,7 @@ def key_set(t: torch.Tensor) -> str:
 
 
 def missing_method() -> str:
-    """What `x._dispatch_key_set()` (the curriculum's call) really does."""
+    """What `x._dispatch_key_set()` (a call often written for it) really does."""
     x, _, _ = make_inputs()
     try:
         x._dispatch_key_set()
