@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from engine import numerics
+from engine import pin_numerics
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,7 +17,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--notebook", action="store_true",
                         help="write the lab's workspace notebook and its solutions into mywork/ instead")
     args = parser.parse_args(argv)
-    numerics.pin()  # the course's numerical environment, before torch loads: the pages' numbers
+    pin_numerics()  # the course's numerical environment, before torch loads: the pages' numbers
     os.environ.setdefault("TRITON_INTERPRET", "1")  # Triton's kernels run in its interpreter on CPU
 
     from workbench.catalogue import labs

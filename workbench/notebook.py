@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import json
 
-from engine.claims import strip_claims
+from engine import strip_claims
 from workbench.tasks import SNIPPETS, Task
 from workbench.workspace import starters
 
@@ -18,8 +18,8 @@ while not (root / "workbench").is_dir() and root != root.parent:  # from mywork/
     root = root.parent
 sys.path.insert(0, str(root))
 os.environ.setdefault("TRITON_INTERPRET", "1")
-from engine import numerics
-numerics.pin()
+from engine import pin_numerics
+pin_numerics()
 from workbench.tasks import check_here"""
 
 

@@ -11,7 +11,7 @@ import ast
 import textwrap
 from pathlib import Path
 
-from engine.claims import strip_claims
+from engine import strip_claims
 
 
 def _function(tree: ast.Module, dotted: str) -> ast.FunctionDef:

@@ -11,8 +11,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Callable
 
-from engine.claims import Output, claims
-from engine.runner import seed_everything
+from engine import Output, claims_of, seed_everything
 from workbench.grade import Wrong, agree
 from workbench.pages import hint_text, task_text
 
@@ -138,7 +137,7 @@ def _grade(task: Task, learner) -> None:
             output = Output(_printed(learner, call))
         except NotImplementedError as error:
             raise NotWritten(_not_written(error)) from None
-        for claim in claims(path, call):
+        for claim in claims_of(path, call):
             if claim.holds(output) is not None:
                 raise Wrong(f"the page says \"{claim.sentence}\", and what your {call}() prints does not "
                             f"bear it out")

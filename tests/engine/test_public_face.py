@@ -1,4 +1,4 @@
-"""The engine's public face: snippets and the notebooks' cells import from it only what `engine.__all__`
+"""The engine's public face: snippets, the workbench and the notebooks' cells import from it only what `engine.__all__`
 names, so that any other module of the engine may move (tests may import anything)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import engine
 from engine import notebooks
 
 ROOT = Path(__file__).resolve().parents[2]
-OUTSIDE = ("snippets",)  # every Python file there is the course's, not the engine's
+OUTSIDE = ("snippets", "workbench")  # every Python file there is the course's, not the engine's
 
 
 def engine_imports(source: str) -> list[str]:
