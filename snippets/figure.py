@@ -33,11 +33,16 @@ def rect(x: float, y: float, width: float, height: float, fill: str = BLUE, opac
             f'fill-opacity="{opacity}"{dash}{end}')
 
 
-def arrow(x1: float, y1: float, x2: float, y2: float, name: str, dashed: bool = False) -> str:
-    """A straight arrow using the figure's arrowhead (`svg(..., name)` defines it)."""
+def marker(name: str, lang: str | None = None) -> str:
+    """The id of a figure's arrowhead, one per language: a lab's notebook shows every language's drawing."""
+    return f"{name}-{lang}-arrow" if lang else f"{name}-arrow"
+
+
+def arrow(x1: float, y1: float, x2: float, y2: float, name: str, lang: str | None = None, dashed: bool = False) -> str:
+    """A straight arrow using the arrowhead `svg(..., name, lang)` defines."""
     dash = ' stroke-dasharray="4 4"' if dashed else ""
     return (f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}"{dash} '
-            f'marker-end="url(#{name}-arrow)"/>')
+            f'marker-end="url(#{marker(name, lang)})"/>')
 
 
 def svg(width: float, height: float, body: list[str], title: str, desc: str, name: str,
@@ -50,7 +55,7 @@ def svg(width: float, height: float, body: list[str], title: str, desc: str, nam
         f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="monospace" font-size="13" fill="currentColor" '
         f'stroke="currentColor" role="img"{extra}>',
         f"<title>{escape(title, quote=False)}</title>", f"<desc>{escape(desc, quote=False)}</desc>",
-        f'<defs><marker id="{name}-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
+        f'<defs><marker id="{marker(name, lang)}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
         'markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" stroke="none"/></marker></defs>',
         *body, "</svg>"]) + "\n"
 

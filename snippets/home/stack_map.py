@@ -115,7 +115,7 @@ def draw(data: dict, lang: str) -> tuple[str, str]:
         y = 8 + i * (BOX + GAP)
         body += box(key, data, lang, LEFT, y, MAIN, BOX)
         if i < len(LAYERS) - 1:
-            body.append(figure.arrow(LEFT + MAIN / 2, y + BOX, LEFT + MAIN / 2, y + BOX + GAP, "stack-map"))
+            body.append(figure.arrow(LEFT + MAIN / 2, y + BOX, LEFT + MAIN / 2, y + BOX + GAP, "stack-map", lang))
     side = LEFT + MAIN + 16
     for i, key in enumerate(BESIDE):  # autograd beside the dispatcher, compile beside Python and ATen
         y = 8 + (1 + i) * (BOX + GAP)

@@ -53,11 +53,11 @@ def summary(name: str, t: torch.Tensor, lang: str = "en") -> str:
                                          total=len(storage_values(t)))
 
 
-def arc(x1: float, x2: float, y: float, lift: float, text: str) -> list[str]:
+def arc(x1: float, x2: float, y: float, lift: float, text: str, lang: str) -> list[str]:
     """An arrow curving from x1 to x2 at height y (up for a positive lift, down for a negative one), labelled."""
     apex = y - 0.75 * lift
     return [f'<path d="M{x1:.0f},{y:.0f} C{x1:.0f},{y - lift:.0f} {x2:.0f},{y - lift:.0f} {x2:.0f},{y:.0f}" '
-            'fill="none" marker-end="url(#view-diagram-arrow)"/>',
+            f'fill="none" marker-end="url(#{figure.marker("view-diagram", lang)})"/>',
             f'<text x="{(x1 + x2) / 2:.0f}" y="{apex - 4 if lift > 0 else apex + 14:.0f}" text-anchor="middle" '
             f'font-size="11" stroke="none">{escape(text)}</text>']
 
@@ -81,7 +81,7 @@ def panel(name: str, t: torch.Tensor, top: float, lang: str) -> tuple[list[str],
     for dim, stride in enumerate(t.stride()):
         if t.shape[dim] > 1:
             y, lift = (row_y, 44) if dim == 0 else (row_y + 50, -36)
-            parts += arc(centre[first], centre[first + stride], y, lift, WORDS[lang]["dim"].format(d=dim, stride=stride))
+            parts += arc(centre[first], centre[first + stride], y, lift, WORDS[lang]["dim"].format(d=dim, stride=stride), lang)
     for k, value in enumerate(values):
         opacity = "0.35" if k in label_of else "0.05"  # reached cells filled, the others faint
         parts += [f'<rect x="{GAP + CELL * k}" y="{row_y}" width="{CELL}" height="30" fill="#1565c0" '

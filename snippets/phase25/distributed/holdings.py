@@ -114,7 +114,7 @@ def draw_collectives(results: list[dict], lang: str) -> tuple[str, str]:
             body += [figure.text(left - 56, yy + 14, words["rank"].format(r=r), size=11),
                      figure.rect(left, yy, 120, 22, figure.BLUE, 0.12),
                      figure.text(left + 6, yy + 15, number_list(before), size=12),
-                     figure.arrow(left + 126, yy + 11, left + 184, yy + 11, "collectives"),
+                     figure.arrow(left + 126, yy + 11, left + 184, yy + 11, "collectives", lang),
                      figure.rect(left + 190, yy, 120, 22, figure.GREEN, 0.18),
                      figure.text(left + 196, yy + 15, number_list(after), size=12)]
             cells.append(words["c_rank"].format(r=r, before=number_list(before), after=number_list(after)))

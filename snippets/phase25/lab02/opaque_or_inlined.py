@@ -51,7 +51,7 @@ def draw(calls: dict[str, list[str]], lang: str) -> tuple[str, str]:
             body += [figure.rect(x, y, PANEL, BOX, *style[kind(call)]),
                      figure.text(x + 8, y + 18, call, size=12), figure.text(x + 8, y + 35, words[kind(call)], size=11)]
             if i:
-                body.append(figure.arrow(x + PANEL / 2, y - GAP, x + PANEL / 2, y, "opaque-or-inlined"))
+                body.append(figure.arrow(x + PANEL / 2, y - GAP, x + PANEL / 2, y, "opaque-or-inlined", lang))
     height = 30 + max(map(len, calls.values())) * (BOX + GAP) - GAP + 8
     desc = "; ".join(words["variant"].format(name=words[name], calls=" > ".join(
         words["call"].format(call=call, kind=words[kind(call)]) for call in variant)) for name, variant in calls.items())

@@ -94,7 +94,7 @@ def draw(data: dict, lang: str) -> tuple[str, str]:
         body += grid(stored, left, y + 38)
         body += grid(read, right, y + 54)
         middle = y + 54 + CELL_H * min(len(stored), len(read)) / 2
-        body.append(figure.arrow(left + CELL_W * len(stored[0]) + 8, middle, right - 8, middle, "blas-letters"))
+        body.append(figure.arrow(left + CELL_W * len(stored[0]) + 8, middle, right - 8, middle, "blas-letters", lang))
         width = max(width, right + CELL_W * len(read[0]) + 8, left + len(caption) * 6.6 + 8)
         y += 54 + CELL_H * max(len(stored), len(read) + 1)
     desc = words["desc"].format(call=data["call"], x=data["x"], W=data["W"],

@@ -59,7 +59,7 @@ def draw(steps: list[dict], lang: str) -> tuple[str, str]:
         y = 26 + n * ROW
         body += [figure.text(12, y + 18, str(n + 1)), figure.rect(STEP, y, widths[step["runs"]], 26, opacity=0.35),
                  figure.text(STEP + 7, y + 18, step["runs"]),
-                 figure.arrow(STEP + NODE, y + 13, STEP + NODE + 18, y + 13, "ready-queue")]
+                 figure.arrow(STEP + NODE, y + 13, STEP + NODE + 18, y + 13, "ready-queue", lang)]
         x = STEP + NODE + 24
         for name in step["queue"]:
             made = name in step["made"]
