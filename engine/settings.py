@@ -10,7 +10,8 @@ from pathlib import Path
 KNOBS = {
     "NMB_JOBS": "snippet calls a build runs side by side (default: one per core, at most 4)",
     "NMB_PENDING_RECORDINGS": "1 while authoring: a missing GPU recording shows as pending, a stale one as it is",
-    "NMB_SITE_URL": "the address the site is served from (mkdocs.yml's site_url; default http://127.0.0.1:8000/)",
+    "NMB_SITE_URL": "the address the site is served from (mkdocs.yml's site_url; unset: every link relative)",
+    "NMB_REPO_URL": "the course's repository, which each lab's run box links (mkdocs.yml's repo_url; unset: none)",
     "NMB_CHROMIUM": "the Chromium the browser tests drive (the Makefile's CHROMIUM, default /usr/bin/chromium)",
 }
 

@@ -78,9 +78,16 @@ def language_pages(site: Path, lang: str) -> dict[str, Path]:
     return pages
 
 
+def separator(root: Path = ROOT) -> str:
+    """The characters search splits words at (mkdocs.yml's search `separator`), as a regex class."""
+    return re.search(r"separator: '(.+)'", (root / "mkdocs.yml").read_text(encoding="utf-8")).group(1).rstrip("+")
+
+
 def pages_using(site: Path, lang: str, term: str) -> set[str]:
-    """The pages of `lang` whose prose holds `term` as whole words."""
-    words = re.compile(rf"(?<![\w-]){re.escape(term.lower())}(?![\w-])")
+    """The pages of `lang` whose prose holds `term` as whole words, words as search splits them: at its
+    separators, punctuation at either end trimmed (`cuda/Blas.cpp` is one word, `(BLAS).` holds BLAS)."""
+    split = separator()
+    words = re.compile(rf"(?:^|{split})\W*{re.escape(term.lower())}\W*(?={split}|$)")
     return {name for name, page in language_pages(site, lang).items() if words.search(prose(page))}
 
 
