@@ -310,17 +310,32 @@ def page_prose(page: Path) -> str:
     return prose(page.read_text(encoding="utf-8"))
 
 
+@functools.cache
+def kept_term_patterns() -> tuple[re.Pattern, ...]:
+    """Each kept English term of more than one word, as a pattern (plural too)."""
+    return tuple(re.compile(phrase_pattern(term, plural=True), re.I) for term, _ in kept_terms() if " " in term)
+
+
+def inside_kept_terms(text: str) -> list[tuple[int, int]]:
+    """The spans of `text` that kept English terms of several words take ("dispatch key", "key set")."""
+    return [match.span() for pattern in kept_term_patterns() for match in pattern.finditer(text)]
+
+
 def variants_in(name: str, text: str) -> list[Finding]:
     """Every ruled-out variant in the prose `text` (see `prose`), except where it glosses the
-    preferred form in parentheses: "forma (shape)"."""
+    preferred form in parentheses, "forma (shape)", or is part of a kept term ("key" in "dispatch key")."""
     rules, _ = glossary()
     lower = text.lower()
+    kept = inside_kept_terms(text)
     found = {}
     for rule in rules:
         if rule.needle not in lower:
             continue
         for match in rule.pattern.finditer(text):
             if rule.glossed(text[max(0, match.start() - 80):match.start()]):
+                continue
+            if any(start <= match.start() and match.end() <= end and end - start > len(match.group())
+                   for start, end in kept):
                 continue
             line = text.count("\n", 0, match.start()) + 1
             if (line, match.start()) not in found:
