@@ -85,6 +85,8 @@ def test_spanish_has_its_own_404_page(built_site):
     assert re.search(r'<html lang="es"', spanish) and re.search(r'<html lang="en"', english)
     assert "Página no encontrada" in spanish and "Page not found" not in spanish
     assert "Escribe para empezar a buscar" in spanish
+    config = json.loads(re.search(r'<script id="__config" type="application/json">(.*?)</script>', spanish, re.S)[1])
+    assert config["base"].endswith("/es/") and not config["base"].startswith("//"), config["base"]  # Spanish search
 
 
 def test_spanish_provenance_dates_are_written_as_in_spain(built_site):
