@@ -12,10 +12,9 @@ export NO_MKDOCS_2_WARNING := 1
 unexport PYTHONDONTWRITEBYTECODE
 export PYTHONPYCACHEPREFIX := $(CURDIR)/.cache/pycache
 export NMB_CHROMIUM := $(CHROMIUM)
-# pip installs uv (the version requirements.txt pins), and uv installs requirements.txt: about 10 s into
-# an empty venv where pip alone took 55 s. The venv is made without pip of its own (ensurepip took 10 s
-# of a 25 s set-up): the system's pip (22.3 or later: --python) installs uv into it, and `.venv/bin/uv pip`
-# adds packages later. uv reads no pip configuration, so the folders pip finds wheels in (where a machine
+# pip installs uv (the version requirements.txt pins), and uv installs requirements.txt (DECISIONS.md
+# says why). The venv is made without pip of its own: the system's pip (22.3 or later: --python)
+# installs uv into it, and `.venv/bin/uv pip` adds packages later. uv reads no pip configuration, so the folders pip finds wheels in (where a machine
 # may keep its torch wheel) are passed on. Its cache is .cache/uv, on the venv's disk: installed files
 # are hard links to it, not copies.
 UV := $(shell grep -m1 '^uv==' requirements.txt)
@@ -23,7 +22,7 @@ export UV_CACHE_DIR ?= $(CURDIR)/.cache/uv
 FIND_LINKS = $(foreach link,$(sort $(shell $(PYTHON) -m pip config list 2>/dev/null \
                | sed -n "s/.*find-links='\(.*\)'/\1/p")),--find-links $(link))
 
-.PHONY: setup packages serve build test screenshots bench record clean
+.PHONY: setup packages serve build test check screenshots bench record clean
 
 $(STAMP): requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv --without-pip $(VENV)
@@ -57,11 +56,17 @@ test:
 	@$(MAKE) --no-print-directory --jobs=2 setup packages
 	$(PY) -m pytest
 
+# The learner's workbench: `make check LAB=phase25/lab01` writes the lab's starters into mywork/ (those
+# missing) and grades them against the course's code; `make check` lists the labs and their tasks.
+check: setup
+	$(PY) -m workbench $(LAB)
+
 # Full-page screenshots of the home page and every lab page, both languages, light and dark, into
 # artifacts/screenshots/ (pictures for authors: `make test` leaves them out).
 screenshots: setup packages
 	$(PY) -m pytest -m screenshots tests/website/test_browser.py
 
+# A cold build, rebuilds and `mkdocs serve` timed on a copy of the project, written to BENCHMARKS.md.
 bench: setup
 	$(PY) -m engine.bench
 

@@ -18,12 +18,13 @@ import sys
 from pathlib import Path
 
 from engine.runner import child_env
+from engine.settings import Layout
 
 
 def start(root: Path, docs: Path) -> subprocess.Popen:
     """Run every missing call of the site under `docs` in the background; its progress on stderr."""
     env = child_env(root, {"TRITON_INTERPRET": "1", "TORCHINDUCTOR_CACHE_DIR": os.environ.get(
-        "TORCHINDUCTOR_CACHE_DIR", str(root / ".cache" / "inductor"))})
+        "TORCHINDUCTOR_CACHE_DIR", str(Layout(root).inductor))})
     return subprocess.Popen([sys.executable, "-m", "engine.background", str(root), str(docs)], cwd=root, env=env,
                             preexec_fn=_stop_with_parent)
 
@@ -41,11 +42,11 @@ def _stop_with_parent() -> None:
 def main(root: str, docs: str) -> None:
     from engine import pages
     from engine.execute import Executor
-    from engine.hooks import read_timings, save_timings
+    from engine.progress import read_timings, save_timings
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # unwinds: prefetch closes its fork servers
     logging.basicConfig(level=logging.INFO, format="INFO    -  %(message)s")  # as mkdocs logs
-    executor = Executor(Path(root), Path(root) / ".cache" / "snippets")
+    executor = Executor(Path(root), Layout(Path(root)).snippets)
     executor.prefetch(pages.site_calls(Path(root), Path(docs)), read_timings(Path(root)))
     save_timings(Path(root), executor)
 

@@ -1,17 +1,20 @@
-"""`make bench`: build times and snippet executions, on a copy of the project.
+"""`make bench`: build times and snippet executions, on a copy of the project, written to BENCHMARKS.md.
 
 Measures a cold build of both languages with empty caches, a rebuild with nothing changed, a rebuild
 after a prose edit, and how long a prose edit and a snippet edit take to show under `mkdocs serve --dirty`;
 then where the cold build's time went: the slowest snippet calls, the totals of each kind of call, and
 the time spent outside snippets (MkDocs, both language passes, the search split, notebooks); then what
 each page of the site weighs, with what it loads, and each language's search index (engine/weight.py).
-Every figure comes with the CPU time it took (user + system, children included) and the load average.
+Every figure comes with the CPU time it took (user + system, children included) and the load average;
+the file names the machine and the date, and holds the latest figures only.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
+import platform
 import resource
 import shutil
 import socket
@@ -20,16 +23,20 @@ import sys
 import tempfile
 import time
 import urllib.request
+from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from engine import weight
 from engine.execute import jobs
+from engine.settings import Layout, knob
 
 ROOT = Path(__file__).resolve().parent.parent
 COPIED = ("mkdocs.yml", "docs", "snippets", "engine")
 EDITED_PAGE = Path("docs/phase-25/index.md")
 EDITED_SNIPPET = Path("snippets/phase25/lab00/part_a_baseline.py")
+REPORT = ROOT / "BENCHMARKS.md"
+TARGETS = {"rebuild, nothing changed": "≤ 5 s", "mkdocs serve: prose edit shown": "≤ 3 s"}
 
 
 def copy_project(dest: Path) -> None:
@@ -59,7 +66,7 @@ def timed_build(project: Path) -> tuple[float, float, int, dict]:
     subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q"], cwd=project,
                    env=environment(), check=True)
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
-    stats = json.loads((project / ".cache" / "last-build.json").read_text())
+    stats = json.loads(Layout(project).last_build.read_text())
     return seconds, cpu, len(stats["executed"]), stats
 
 
@@ -151,7 +158,32 @@ def serve_latencies(project: Path, timeout: float = 120) -> dict[str, float]:
         server.wait()
 
 
+def machine() -> str:
+    """The processor, its cores and memory, and the versions that built the site."""
+    cpuinfo = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    model = next((line.split(":", 1)[1].strip() for line in cpuinfo.splitlines() if line.startswith("model name")),
+                 platform.processor() or platform.machine())
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (f"{model}, {os.cpu_count()} core(s), {memory:.0f} GiB; Python {platform.python_version()}, "
+            f"torch {version('torch')}, MkDocs {version('mkdocs')}")
+
+
+def markdown(rows: list, latencies: dict[str, float], details: list[str], when: str, where: str) -> str:
+    """BENCHMARKS.md: the latest figures, with the machine and the date they were taken on."""
+    lines = ["# Benchmarks", "",
+             f"Written by `make bench` (`python -m engine.bench`) on {when}, on {where}. One run of each, on a",
+             "copy of the project; DECISIONS.md says why the targets are what they are.", "",
+             "| what (both languages, strict) | seconds | CPU s | snippets executed | load | target |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    lines += [f"| {name} | {seconds:.1f} | {cpu:.1f} | {executed} | {load:.2f} | {TARGETS.get(name, '')} |"
+              for name, seconds, cpu, executed, _, load in rows]
+    lines += [f"| mkdocs serve: {name} shown | {seconds:.1f} | | | | {TARGETS.get('mkdocs serve: ' + name + ' shown', '')} |"
+              for name, seconds in latencies.items()]
+    return "\n".join(lines + ["", "```text", *details, "```", ""])
+
+
 def main() -> None:
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     with tempfile.TemporaryDirectory(prefix="nmb-bench-") as tmp:
         project = Path(tmp)
         copy_project(project)
@@ -162,19 +194,17 @@ def main() -> None:
         edit_prose(project, "A prose edit.")
         rows.append(("rebuild after a prose edit", *timed_build(project), os.getloadavg()[0]))
         size, notebooks, pages = site_sizes(project / "site")
-        weights = weight.report(project / "site", urlsplit(os.environ.get("NMB_SITE_URL") or "/").path or "/")
+        weights = weight.report(project / "site", urlsplit(knob("NMB_SITE_URL") or "/").path or "/")
         latencies = serve_latencies(project)
-    print(f"{'build (both languages)':32} {'seconds':>8} {'CPU s':>8} {'snippets executed':>18} {'load':>6}")
-    for name, seconds, cpu, executed, _, load in rows:
-        print(f"{name:32} {seconds:8.1f} {cpu:8.1f} {executed:18d} {load:6.2f}")
-    for name, seconds in latencies.items():
-        print(f"{'mkdocs serve: ' + name + ' shown':32} {seconds:8.1f}")
-    print(f"\ncold build on {os.cpu_count()} core(s), {jobs()} call(s) at a time; Inductor's precompiled "
-          f"headers: {len(headers)} there before it, {made} made by it:")
-    print("\n".join(breakdown(rows[0][1], rows[0][4])))
-    print(f"site, both languages: {size / 1e6:.1f} MB, of which {pages} notebook pages and their stylesheet: "
-          f"{notebooks / 1e6:.1f} MB")
-    print("\n".join(weights))
+    details = [f"cold build on {os.cpu_count()} core(s), {jobs()} call(s) at a time; Inductor's precompiled "
+               f"headers: {len(headers)} there before it, {made} made by it:",
+               *breakdown(rows[0][1], rows[0][4]),
+               f"site, both languages: {size / 1e6:.1f} MB, of which {pages} notebook pages and their "
+               f"stylesheet: {notebooks / 1e6:.1f} MB",
+               *weights]
+    text = markdown(rows, latencies, details, when, machine())
+    REPORT.write_text(text, encoding="utf-8")
+    print(text)
 
 
 if __name__ == "__main__":

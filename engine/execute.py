@@ -15,13 +15,14 @@ from pathlib import Path
 
 from engine import atomic, numerics
 from engine.progress import Progress
-from engine.runner import ForkServer, Result, child_env, mask_addresses, run_in_process, run_in_subprocess
+from engine.settings import knob
+from engine.forkserver import ForkServer
+from engine.runner import Result, child_env, mask_addresses, run_in_process, run_in_subprocess
 from engine.sources import (SnippetError, compiles, declarations, measures_time, module_name, source_hash,
                             starts_processes, starts_ranks)
 
 log = logging.getLogger("mkdocs.engine")
 CACHE_SCHEMA = "2"  # bump when what is stored for a run changes
-JOBS_ENV = "NMB_JOBS"
 # Idle OpenMP threads sleep instead of spinning (OMP_WAIT_POLICY, set by the build and the tests): calls
 # run side by side on few cores, where a spinning thread takes a core from one that works. Thread
 # counts, and so every output but timings, stay the same.
@@ -77,7 +78,7 @@ class Queue:
 
 def jobs() -> int:
     """How many snippet calls run side by side: NMB_JOBS, else one per core (at most 4)."""
-    return max(1, int(os.environ.get(JOBS_ENV) or min(4, os.cpu_count() or 1)))
+    return max(1, int(knob("NMB_JOBS") or min(4, os.cpu_count() or 1)))
 
 
 @dataclass
@@ -122,6 +123,10 @@ class Executor:
         """The result of `call()` in the snippet at `path`, executing only on a cache miss."""
         result = self.cached(path, call)
         return self._compute(path, call) if result is None else result
+
+    def forget(self, path: Path, call: str) -> None:
+        """Drop the call's entry from disk (this build keeps its result in memory): the next build runs it again."""
+        (self.cache_dir / f"{self.key(path, call)}.json").unlink(missing_ok=True)
 
     def _compute(self, path: Path, call: str, runner=None, started: float | None = None) -> Result:
         """Execute the call and keep its result: in memory, and on disk when it succeeded."""

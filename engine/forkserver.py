@@ -1,4 +1,5 @@
-"""Isolated snippet calls started from a Python that has already imported torch.
+"""Isolated snippet calls started from a Python that has already imported torch: the server, and the
+engine's client of it (`ForkServer`), in one module.
 
 `python -m engine.forkserver [--compiler] [--siblings r,w;...]` imports torch (and NumPy, which torch
 imports), with `--compiler` also Dynamo, and Inductor on a CPU build of torch (a CUDA build's Inductor
@@ -20,12 +21,19 @@ not.
 from __future__ import annotations
 
 import json
+import locale
 import os
+import select
+import shutil
 import signal
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
+
+from engine.runner import Result, child_env, child_result, run_in_subprocess
 
 TASKS = Path("/proc/self/task")
 
@@ -158,6 +166,133 @@ def sibling_pairs(argv: list[str]) -> dict[int, tuple[int, int]]:
         return {}
     pairs = argv[argv.index("--siblings") + 1].split(";")
     return {i: tuple(map(int, pair.split(","))) for i, pair in enumerate(pairs)}
+
+
+# The engine's side: the client that starts a server and hands it calls.
+
+
+class _Pipes:
+    """A sibling server's requests and replies, in place of a subprocess.Popen (stdin, stdout, wait)."""
+
+    def __init__(self, requests: int, replies: int):
+        self.stdin = open(requests, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
+        self.stdout = open(replies, encoding="utf-8")  # noqa: SIM115
+
+    def wait(self) -> None:
+        """Until the sibling has ended: it holds the only other end of `stdout`."""
+        self.stdout.read()
+        self.stdout.close()
+
+    def close(self) -> None:
+        self.stdin.close()
+        self.stdout.close()
+
+
+class ForkServer:
+    """An `engine.forkserver` process running one call at a time: `submit` starts it and returns at
+    once, `result` waits for it; the call runs as `run_in_subprocess` would run it, without importing
+    torch again (nor, with `compiler`, what torch.compile imports), and in a fresh interpreter,
+    `submit` waiting for it, where the server says forking is not safe. The server makes its imports
+    while its creator goes on: `ready` says whether it has, `submit` and `forks` wait for it. With
+    `siblings`, it can fork up to that many more servers for more lanes of calls (`sibling`)."""
+
+    def __init__(self, root: Path, env: dict[str, str] | None = None, compiler: bool = False,
+                 siblings: int = 0, process: _Pipes | None = None):
+        self.root, self.env, self.compiler = root, env or child_env(root), compiler
+        self._spare: list[tuple[int, _Pipes]] = []  # (index the server knows it by, the engine's ends)
+        self.process = process or self._start(siblings)
+        self._forks: bool | None = None  # unknown until the server's first line
+        self.call: tuple[str, str, float] | None = None
+        self.started = 0.0
+        self._folder: str | None = None
+        self._done: Result | None = None
+
+    def _start(self, siblings: int) -> subprocess.Popen:
+        pipes = [(os.pipe(), os.pipe()) for _ in range(siblings)]  # each sibling's requests and replies
+        theirs = [(requests[0], replies[1]) for requests, replies in pipes]
+        command = [sys.executable, "-m", "engine.forkserver"] + (["--compiler"] if self.compiler else [])
+        if theirs:
+            command += ["--siblings", ";".join(f"{r},{w}" for r, w in theirs)]
+        try:
+            process = subprocess.Popen(command, cwd=self.root, env=self.env, stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, text=True, start_new_session=True,
+                                       pass_fds=[fd for pair in theirs for fd in pair])
+        finally:
+            for fd in (fd for pair in theirs for fd in pair):
+                os.close(fd)
+        self._spare = [(i, _Pipes(requests[1], replies[0])) for i, (requests, replies) in enumerate(pipes)]
+        return process
+
+    def sibling(self) -> ForkServer:
+        """A server for another lane: a fork of this one, its imports made once (ask before this server's
+        first call: it answers in order; close the sibling first: this server waits for it as it ends);
+        else, where it does not fork or has no pipes left, a new one."""
+        if not (self.forks and self._spare):
+            return ForkServer(self.root, self.env, self.compiler)
+        index, pipes = self._spare.pop(0)
+        self.process.stdin.write(json.dumps({"sibling": index}) + "\n")
+        self.process.stdin.flush()
+        return ForkServer(self.root, self.env, self.compiler, process=pipes)
+
+    def ready(self, wait: bool = False) -> bool:
+        """Whether the server has made its imports and said if it forks (with `wait`, once it has)."""
+        if self._forks is None and (wait or select.select([self.process.stdout], [], [], 0)[0]):
+            try:
+                self._forks = json.loads(self.process.stdout.readline())["fork"] is True
+            except (ValueError, KeyError, TypeError):  # it died, or wrote something else first
+                self._forks = False
+        return self._forks is not None
+
+    @property
+    def forks(self) -> bool:
+        """Whether calls run as forks of the server (else as fresh interpreters); waits for its imports."""
+        self.ready(wait=True)
+        return self._forks
+
+    def submit(self, module: str, call: str, timeout: float) -> None:
+        self.call, self.started = (module, call, timeout), time.perf_counter()
+        if not self.forks:
+            self._done = run_in_subprocess(self.root, module, call, timeout, self.env)
+            return
+        self._folder = tempfile.mkdtemp(prefix="nmb-call-")
+        request = {"module": module, "call": call, "output": str(Path(self._folder) / "output.txt"),
+                   "timeout": timeout}
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+
+    def result(self) -> Result:
+        """What the submitted call printed, and how it ended."""
+        if self._done is not None:
+            done, self._done = self._done, None
+            return done
+        module, call, timeout = self.call
+        try:
+            reply = self.process.stdout.readline()
+            if not reply:
+                raise RuntimeError(f"the fork server died while running {module}.{call}()")
+            file = Path(self._folder) / "output.txt"
+            # read as `text=True` reads a pipe: the locale's encoding, universal newlines
+            output = file.read_text(encoding=locale.getpreferredencoding(False)) if file.exists() else ""
+            return child_result(output, json.loads(reply)["status"], module, call, timeout)
+        finally:
+            shutil.rmtree(self._folder, ignore_errors=True)
+
+    @staticmethod
+    def finished(servers: list[ForkServer], wait: bool) -> list[ForkServer]:
+        """The servers whose call has ended; with `wait`, block until at least one has (if any runs).
+        A server given before its first line counts as ended once it has said it (it is ready)."""
+        done = [s for s in servers if s._done is not None]
+        running = {s.process.stdout: s for s in servers if s._done is None}
+        if not running:
+            return done
+        readable, _, _ = select.select(list(running), [], [], 0 if done or not wait else None)
+        return done + [running[r] for r in readable]
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
+        for _, pipes in self._spare:
+            pipes.close()
 
 
 def main() -> int:

@@ -11,8 +11,10 @@ import json
 import logging
 import os
 import re
+import subprocess
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -22,20 +24,38 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the engine package itself, wherever the config lives
     sys.path.insert(0, str(ROOT))
 
-from engine import (atomic, background, interface, lighter, notebook_html, notebook_pages,  # noqa: E402
-                    not_found, notebooks, numerics, pages, render, render_cache, search_split, search_text,
-                    sources, translations)
+from engine import (atomic, background, bilingual, interface, lighter, notebook_html, notebook_pages,  # noqa: E402
+                    not_found, notebooks, numerics, pages, reading_time, render, render_cache, search_split,
+                    search_text, sources, store, translations)
 from engine.execute import SLEEPING_OPENMP, Executor, jobs  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
+from engine.progress import read_timings, save_timings  # noqa: E402
+from engine.settings import Layout  # noqa: E402
 from engine.sources import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.engine")
 DISARM = re.compile(r"^([ \t]*`{3,}\s*\w+[^\n]*?)\bexec=\S+", re.MULTILINE)  # shown, never run
-_state = {"command": "build", "dirty": False, "expected": {}, "signatures": {}, "background": None, "server": None}
+
+
+@dataclass
+class BuildState:
+    """What the hooks keep between MkDocs' events, and between the rebuilds of one `mkdocs serve`."""
+
+    command: str = "build"  # or "serve"
+    dirty: bool = False  # --dirty: only changed pages are rendered again
+    expected: dict = field(default_factory=dict)  # (page, language) -> exec blocks its Markdown holds
+    signatures: dict = field(default_factory=dict)  # built page -> its snippets' signature (--dirty)
+    background: subprocess.Popen | None = None  # serve's background run (engine/background.py)
+    background_checked: bool = False  # whether the first serve build has looked for missing outputs
+    server: object = None  # serve's LiveReloadServer, watching the cache while the background run fills it
+    prefetch_seconds: float = 0.0  # spent running snippet calls before pages render
+
+
+_state = BuildState()
 
 
 def on_startup(command, dirty):
-    _state["command"], _state["dirty"] = command, dirty
+    _state.command, _state.dirty = command, dirty
     if (reason := numerics.unsupported()) is not None:
         raise PluginError(f"unsupported machine: {reason}")
     numerics.pin()  # before anything imports torch, MKL or NumPy: every call and child inherits it
@@ -47,7 +67,7 @@ def on_files(files, config):
     """Each lab's notebook page joins the files (engine/notebook_pages.py). `mkdocs serve --dirty`
     re-renders only pages whose file changed; a page whose snippets or recordings changed is made to
     look changed too, by removing its built HTML (a notebook page is re-rendered every time: cached)."""
-    if _state["dirty"]:
+    if _state.dirty:
         _mark_changed_pages(files)
     return notebook_pages.add(files, config)
 
@@ -64,9 +84,9 @@ def _mark_changed_pages(files) -> None:
             signature = pages.page_signature(root, text)
         except (IncludeError, SnippetError):
             signature = None  # the render reports it
-        if _state["signatures"].get(file.abs_dest_path) != signature:
+        if _state.signatures.get(file.abs_dest_path) != signature:
             Path(file.abs_dest_path).unlink(missing_ok=True)
-            _state["signatures"][file.abs_dest_path] = signature
+            _state.signatures[file.abs_dest_path] = signature
 
 
 def on_config(config):
@@ -74,7 +94,7 @@ def on_config(config):
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     os.environ.setdefault("TRITON_INTERPRET", "1")  # no GPU at build time: Triton runs on CPU
-    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(root / ".cache" / "inductor"))
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(Layout(root).inductor))
     # Kineto, the profiler's library, writes a line to the process's stderr as each profile starts and stops
     # (past any capture: no page shows them), which a build would print among its own: 6 is above its
     # highest level.
@@ -84,7 +104,7 @@ def on_config(config):
         raise PluginError("missing translation(s):\n" + "\n".join(f"  {m}" for m in missing))
     site = pages.current()
     if site is None or site.root != root:
-        pages.activate(pages.Site(Executor(root, root / ".cache" / "snippets")))
+        pages.activate(pages.Site(Executor(root, Layout(root).snippets)))
     builtins.snippet = pages.snippet
     render_cache.install(root)
     return config
@@ -95,7 +115,7 @@ def on_env(env, config, files):
     .cache/jinja/<its version>, keyed by each template's name and checked against its source."""
     import jinja2
 
-    folder = pages.current().root / ".cache" / "jinja" / jinja2.__version__
+    folder = Layout(pages.current().root).jinja / jinja2.__version__
     folder.mkdir(parents=True, exist_ok=True)
     env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
     return env
@@ -109,38 +129,38 @@ def on_pre_build(config):
     then, beside the pages (engine/notebook_pages.convert_ahead)."""
     site = pages.current()
     sources.freeze(site.root)  # each snippet's closure and hash once per build
-    if _state["command"] == "serve" and _in_background(site, Path(config.docs_dir)):
+    if _state.command == "serve" and _in_background(site, Path(config.docs_dir)):
         return
     start, executed = time.perf_counter(), len(site.executor.executed)
     site.executor.prefetch(pages.site_calls(site.root, Path(config.docs_dir)), read_timings(site.root))
-    _state["prefetch_seconds"] = _state.get("prefetch_seconds", 0.0) + time.perf_counter() - start
+    _state.prefetch_seconds += time.perf_counter() - start
     if len(site.executor.executed) > executed:
         notebook_pages.convert_ahead(config, site, jobs())
 
 
 def _in_background(site, docs: Path) -> bool:
     """True while the background run started by the first `mkdocs serve` build is still going."""
-    if "background_checked" not in _state:
-        _state["background_checked"] = True
+    if not _state.background_checked:
+        _state.background_checked = True
         if any(site.executor.missing(*call) for call in pages.site_calls(site.root, docs)):
             log.info("engine: snippet outputs missing: they run in the background; pages show them as they come")
-            _state["background"] = background.start(site.root, docs)
-    process = _state["background"]
+            _state.background = background.start(site.root, docs)
+    process = _state.background
     if process is not None and not any(site.executor.missing(*call) for call in pages.site_calls(site.root, docs)):
         process.wait(timeout=60)  # every output is in: it is only saving its timings
     site.waiting = process is not None and process.poll() is None
     if process is not None and not site.waiting:
-        _state["background"] = None
-        if _state["server"] is not None:
-            _state["server"].unwatch(str(site.executor.cache_dir))
+        _state.background = None
+        if _state.server is not None:
+            _state.server.unwatch(str(site.executor.cache_dir))
         log.info("engine: the background run has ended (exit status %s)", process.returncode)
     return site.waiting
 
 
 def on_serve(server, config, builder):
     """While the background run fills the cache, every entry it writes triggers a rebuild."""
-    if _state["background"] is not None:
-        _state["server"] = server
+    if _state.background is not None:
+        _state.server = server
         cache = pages.current().executor.cache_dir
         cache.mkdir(parents=True, exist_ok=True)
         server.watch(str(cache))
@@ -149,30 +169,9 @@ def on_serve(server, config, builder):
 
 def on_shutdown():
     notebook_html.wait_ahead(stop=True)  # a build that failed may have left some converting
-    process = _state["background"]
+    process = _state.background
     if process is not None and process.poll() is None:
         process.terminate()
-
-
-def _timings_file(root: Path) -> Path:
-    return root / ".cache" / "timings.json"
-
-
-def read_timings(root: Path) -> dict:
-    """Seconds each snippet call took when it last ran (for the progress line's estimate)."""
-    return _read_json(_timings_file(root))
-
-
-def save_timings(root: Path, executor) -> None:
-    seconds = {name: timing["seconds"] for name, timing in executor.timings.items()}
-    atomic.write_text(_timings_file(root), json.dumps({**read_timings(root), **seconds}, indent=0))
-
-
-def _read_json(file: Path) -> dict:
-    try:
-        return json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
 
 
 def _lang(config) -> str:
@@ -184,10 +183,10 @@ def on_page_markdown(markdown, page, config, files):
     site.start_page(page.file.src_uri, _lang(config))
     notebooks.offer(page, config)
     try:
-        _state["expected"][site.page, site.lang] = len(page_includes(markdown))
+        _state.expected[site.page, site.lang] = len(page_includes(markdown))
     except IncludeError as error:
         # Stop before markdown-exec runs a block we did not write (a sys.exit there ends the build "fine").
-        _state["expected"][site.page, site.lang] = None
+        _state.expected[site.page, site.lang] = None
         site.fail("(page)", str(error))
         _report(site)
         return DISARM.sub(r"\1", markdown) + "\n" + render.failure(str(error), site.lang)
@@ -197,11 +196,13 @@ def on_page_markdown(markdown, page, config, files):
 def on_page_content(html, page, config, files):
     """A notebook page's body; every snippet block the page showed ran; its code blocks made lighter
     (engine/lighter.py); what search leaves out marked (engine/search_text.py: the search plugin reads
-    the page next, and removes the marks)."""
+    the page next, and removes the marks); a page of the site its reading time stated (engine/reading_time.py)."""
     site = pages.current()
     if notebook_pages.is_notebook_page(page):
         html = notebook_pages.render(page, config, site) or html
-    expected = _state["expected"].get((site.page, site.lang), 0)
+    else:
+        html = reading_time.stamp(html, site.lang)
+    expected = _state.expected.get((site.page, site.lang), 0)
     if expected is not None and site.rendered != expected:
         site.fail("(page)", f"{expected - site.rendered} of {expected} snippet block(s) did not run "
                             "(markdown-exec could not execute them: see the warning above)")
@@ -214,15 +215,16 @@ def _report(site) -> None:
     failures = [f for f in site.failures if (f.page, f.lang) == (site.page, site.lang)]
     if failures:
         message = "snippet failure(s):\n" + "\n\n".join(str(f) for f in failures)
-        if _state["command"] == "serve":
+        if _state.command == "serve":
             log.error(message)
         else:
             raise PluginError(message)
 
 
 def on_post_page(output, page, config):
-    """The theme's markup in the page's language, and valid (engine/interface.py)."""
-    return interface.fix(output, _lang(config))
+    """The theme's markup in the page's language, and valid (engine/interface.py); each figure described by
+    its paragraph (engine/bilingual.py)."""
+    return interface.fix(bilingual.link_descriptions(output), _lang(config))
 
 
 def on_post_template(output_content, template_name, config):
@@ -241,6 +243,18 @@ def on_post_build(config):
     log.info("engine: %d snippet call(s) executed in this process so far", len(executor.executed))
     root = site.root
     save_timings(root, executor)
-    atomic.write_text(root / ".cache" / "last-build.json", json.dumps(
+    if _state.command == "build" and not _state.dirty and Path(config.docs_dir).resolve() == root / "docs":
+        _prune(Layout(root), executor)  # a whole build of the course looked up every entry the course needs
+    atomic.write_text(Layout(root).last_build, json.dumps(
         {"executed": executor.executed, "timings": executor.timings,
-         "prefetch_seconds": round(_state.get("prefetch_seconds", 0.0), 2)}))
+         "prefetch_seconds": round(_state.prefetch_seconds, 2)}))
+
+
+def _prune(layout: Layout, executor) -> None:
+    """Drop the snippet outputs and notebook pages no page of this build used (`mkdocs serve` never does:
+    its background run may be writing entries that no page has read yet; nor does a build of other pages
+    with the course's configuration, such as the tests' fixture site, which runs beside the course's)."""
+    gone = store.prune(layout.snippets, (f"{key}.json" for key in executor.memory))
+    gone += store.prune(layout.notebook_html, notebook_html.used)
+    if gone:
+        log.info("engine: %d cache entries that this build did not use removed", len(gone))

@@ -53,11 +53,14 @@ def converter_version() -> str:
 
 
 _converting: dict[Path, subprocess.Popen] = {}  # cache entry -> the process converting it (convert_ahead)
+used: set[str] = set()  # names of the cache entries this process has looked up (store.prune keeps them)
 
 
 def entry(notebook: str, cache: Path) -> Path:
     """The cache file of a notebook's HTML."""
-    return cache / (hashlib.sha256(f"{converter_version()}\n{notebook}".encode()).hexdigest() + ".json")
+    name = hashlib.sha256(f"{converter_version()}\n{notebook}".encode()).hexdigest() + ".json"
+    used.add(name)
+    return cache / name
 
 
 def render(notebook: str, cache: Path) -> tuple[str, list[dict]]:

@@ -26,6 +26,7 @@ from engine.pages import StillRunning
 from engine.render import LABELS
 from engine.includes import IncludeError
 from engine.search_split import languages
+from engine.settings import Layout
 from engine.sources import SnippetError
 
 log = logging.getLogger("mkdocs.engine")
@@ -71,7 +72,7 @@ def convert_ahead(config, site, processes: int) -> None:
                 made.append(notebooks.to_json(notebooks.lab_notebook(site, config, lab, lang), render_cache.STORE))
             except (StillRunning, IncludeError, SnippetError):
                 continue  # its page says why
-    notebook_html.convert_ahead(made, site.root / ".cache" / "notebook-html", processes)
+    notebook_html.convert_ahead(made, Layout(site.root).notebook_html, processes)
 
 
 def is_notebook_page(page) -> bool:
@@ -91,7 +92,7 @@ def render(page, config, site) -> str | None:
     except (IncludeError, SnippetError) as error:
         log.warning("engine: no notebook for [%s] %s: %s", lang, lab.src_uri, error)
         return None
-    content, toc = notebook_html.render(notebook, site.root / ".cache" / "notebook-html")
+    content, toc = notebook_html.render(notebook, Layout(site.root).notebook_html)
     content = DIAGRAM_ALT.sub(lambda m: m[1] + html.escape(notebooks.TEXT[lang]["diagram"].format(
         title=html.unescape(m[2]))) + m[3], content)  # the SVG's title, in words of the page's language
     name = notebooks.notebook_name(lab.src_uri, lang, languages(config)[0])

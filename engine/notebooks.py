@@ -25,8 +25,9 @@ from engine.includes import FENCE, Include, page_includes
 from engine.parity import ANCHOR, ANY_FENCE, HEADING
 from engine.search_split import languages
 from engine.sources import PACKAGE, SnippetError, declarations, module_name, part_source, snippet_path
+from engine.urls import notebook_url, page_url
 
-SETUP = "import sys\n\nfrom engine.runner import seed_everything  # seeds random, NumPy and torch with 0"
+SETUP = "import sys\n\nfrom engine import seed_everything  # seeds random, NumPy and torch with 0"
 TEXT = {
     "en": {
         "intro": ("> This notebook was generated from the course page [{title}]({url}). Each snippet appears "
@@ -77,21 +78,6 @@ def english_src(src_uri: str) -> str:
 def notebook_name(src_uri: str, lang: str, default: str) -> str:
     stem = PurePosixPath(src_uri).name.split(".")[0]
     return f"{stem}.ipynb" if lang == default else f"{stem}.{lang}.ipynb"
-
-
-def page_url(src: str, use_directory_urls: bool = True) -> str:
-    """Site-relative URL of a page from its English source path (`a/b.md` -> `a/b/`)."""
-    path = PurePosixPath(src)
-    if path.name == "index.md":
-        return "" if str(path.parent) == "." else f"{path.parent}/"
-    stem = path.with_suffix("")
-    return f"{stem}/" if use_directory_urls else f"{stem}.html"
-
-
-def notebook_url(src: str, use_directory_urls: bool = True) -> str:
-    """Site-relative URL of the notebook page of lab page `src` (`a/lab/x.md` -> `a/lab/x/notebook/`)."""
-    stem = PurePosixPath(src).with_suffix("")
-    return f"{stem}/notebook/" if use_directory_urls else f"{stem}/notebook.html"
 
 
 def _folder(url: str) -> str:

@@ -104,7 +104,11 @@ class Site:
             result = self.executor.run(path, call)
             if not result.ok:
                 raise SnippetError(f"{result.error.rstrip()}\n--- output before the failure ---\n{result.output}")
-            _hold_claims(path, call, claims.Output(result.output, "cpu", self.executor.environment))
+            try:
+                _hold_claims(path, call, claims.Output(result.output, "cpu", self.executor.environment))
+            except SnippetError:
+                self.executor.forget(path, call)  # an output that breaks its claims is not kept for later builds
+                raise
             for recorded, recorded_call in recordings.read_calls(self.root, path):  # what it was drawn from
                 if (drawn := recordings.current(self.root, recorded, recorded_call)) is not None:
                     _hold_claims(recorded, recorded_call, claims.Output(drawn.output, "cuda", drawn.provenance),

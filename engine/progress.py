@@ -1,11 +1,17 @@
 """How far a build's snippet calls have got: a line rewritten in place on a terminal, at most one line
-a minute anywhere else (a CI log). Written as calls start and end: no thread of its own."""
+a minute anywhere else (a CI log), its estimate read from the seconds each call took when it last ran
+(`.cache/timings.json`). Written as calls start and end: no thread of its own."""
 
 from __future__ import annotations
 
+import json
 import sys
 import time
+from pathlib import Path
 from typing import TextIO
+
+from engine import atomic
+from engine.settings import Layout
 
 
 def duration(seconds: float) -> str:
@@ -78,3 +84,24 @@ class Progress:
         else:
             return
         self.stream.flush()
+
+
+def _timings_file(root: Path) -> Path:
+    return Layout(root).timings
+
+
+def read_timings(root: Path) -> dict:
+    """Seconds each snippet call took when it last ran (for the progress line's estimate)."""
+    return _read_json(_timings_file(root))
+
+
+def save_timings(root: Path, executor) -> None:
+    seconds = {name: timing["seconds"] for name, timing in executor.timings.items()}
+    atomic.write_text(_timings_file(root), json.dumps({**read_timings(root), **seconds}, indent=0))
+
+
+def _read_json(file: Path) -> dict:
+    try:
+        return json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}

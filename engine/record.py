@@ -30,7 +30,8 @@ from pathlib import Path
 
 from engine import claims, recordings
 from engine.includes import page_includes
-from engine.runner import ForkServer, child_env, mask_addresses
+from engine.forkserver import ForkServer
+from engine.runner import child_env, mask_addresses
 from engine.sources import Declarations, compiles, declarations, measures_time, module_name, snippet_path
 
 ROOT = Path(__file__).resolve().parent.parent

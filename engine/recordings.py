@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from engine import atomic
+from engine.settings import knob
 from engine.sources import PACKAGE, SnippetError, declarations, module_name, snippet_path, source_hash
 
 log = logging.getLogger("mkdocs.engine")
@@ -79,7 +79,7 @@ def current(root: Path, path: Path, call: str) -> Recording | None:
     NMB_PENDING_RECORDINGS=1 (tests never set it), a missing one is None and a stale one is
     shown as it is (the log says so), so that prose and claims can be checked against it."""
     reason = stale_reason(root, path, call)
-    if reason and os.environ.get(PENDING_ENV) == "1":
+    if reason and knob(PENDING_ENV) == "1":
         log.info("engine: authoring mode, shown anyway: %s", reason)
         return load(root, path, call)
     if reason:

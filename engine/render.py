@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import textwrap
 
+from engine.bilingual import in_language
+
 LABELS = {
     "en": {
         "built": "Output built on CPU ({kernels} kernels) with torch {torch}, Python {python}.",
@@ -81,7 +83,7 @@ def raw_output(text: str) -> str:
 
 def output(text: str, label: str, lang: str, raw: bool = False) -> str:
     body = text if text.strip() else LABELS[lang]["empty"]
-    shown = raw_output(body) if raw else fence(body, "{.text .nmb-output}")
+    shown = raw_output(in_language(body, lang)) if raw else fence(body, "{.text .nmb-output}")
     # A paragraph with a class (attr_list), not raw HTML: indented inside a tab, raw HTML is not
     # recognised as a block and ends up inside a paragraph of its own (<p><p>, invalid markup).
     return shown + f"\n{label}\n{{: .nmb-provenance }}\n"

@@ -29,6 +29,7 @@ from material.plugins.search.plugin import SearchIndex
 from pymdownx.highlight import Highlight
 
 from engine import atomic
+from engine.settings import Layout
 
 VERSIONS = (platform.python_version(),) + tuple(metadata.version(name) for name in (
     "pygments", "pymdown-extensions", "mkdocs-material", "markdown", "markdown-exec"))
@@ -181,7 +182,7 @@ def cached_search_entries(original, store: Store):
     return add_entry_from_context
 
 
-STORE = Store(Path(".cache", "render.json"))  # its file is set by install()
+STORE = Store(Layout(Path()).render)  # its file is set by install()
 
 
 def install(root: Path) -> None:
@@ -190,6 +191,6 @@ def install(root: Path) -> None:
         Highlight.highlight = cached_highlight(Highlight.highlight, STORE)
         MarkdownConverter.convert = cached_convert(MarkdownConverter.convert, STORE)
         SearchIndex.add_entry_from_context = cached_search_entries(SearchIndex.add_entry_from_context, STORE)
-    path = root / ".cache" / "render.json"
+    path = Layout(root).render
     if STORE.path != path:
         STORE.open(path)

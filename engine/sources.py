@@ -11,6 +11,7 @@ from pathlib import Path
 
 from engine import atomic, syntax
 from engine.claims import claim_nodes, strip_claims
+from engine.settings import Layout
 
 PACKAGE = "snippets"
 
@@ -116,7 +117,7 @@ _frozen: dict | None = None  # while a build renders: closures, hashes and decla
 _kept: tuple[str, dict] | None = None  # the snippets' digest and what was computed from them
 _frozen_root: Path | None = None
 ENGINE = Path(__file__).resolve().parent
-MEMO_FILE = Path(".cache", "sources.json")
+MEMO_FILE = Layout(Path()).sources  # relative to a project root
 
 
 def tree_digest(root: Path) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import torch
 
-from engine.sources import source_hash
+from engine import source_hash
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -17,7 +17,7 @@ def write_manifest(out: Path, seed: int, deliverable: Path, **extra) -> dict:
     """Write manifest.json (torch version, seed, UTC timestamp, code hash) and return it.
 
     The code hash covers the deliverable module and every project module it imports, the hash
-    the build uses to tell a changed snippet (engine.sources.source_hash).
+    the build uses to tell a changed snippet (engine.source_hash).
     """
     manifest = {
         "torch": torch.__version__,

@@ -7,6 +7,8 @@ and <desc> are the diagram's text alternative.
 from dataclasses import dataclass
 from html import escape
 
+from snippets import figure
+
 CHAR = 7.8  # width of one character of the 13 px monospace font, in px
 LINE, PAD, GAP, MARGIN = 18, 12, 46, 8  # a text line, the space inside a box, between boxes, around them
 
@@ -47,9 +49,10 @@ def _link(link: Link, x: float, top: float, marker: str) -> list[str]:
     return parts
 
 
-def svg(boxes: list[Box], links: list[Link], title: str, desc: str, name: str) -> str:
-    """The boxes one under the other, centred, links[i] joining box i to box i + 1; `name` keeps the
-    arrowhead's id unique on its page."""
+def svg(boxes: list[Box], links: list[Link], title: str, desc: str, name: str, lang: str | None = None,
+        described: bool = False) -> str:
+    """The boxes one under the other, centred, links[i] joining box i to box i + 1 (figure.svg says what
+    name, lang and described do)."""
     width = max(max(len(line) for line in box.lines) * CHAR + 2 * PAD for box in boxes)
     labels = max((len(link.label) * CHAR * 11 / 13 + 8 for link in links), default=0)
     total = max(width, 2 * labels) + 2 * MARGIN
@@ -61,12 +64,4 @@ def svg(boxes: list[Box], links: list[Link], title: str, desc: str, name: str) -
         if i < len(links):
             parts += _link(links[i], centre, y, f"{name}-arrow")
             y += GAP
-    height = y + MARGIN
-    return "\n".join([
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{total:.0f}" height="{height}" '
-        f'viewBox="0 0 {total:.0f} {height}" font-family="monospace" font-size="13" fill="currentColor" '
-        'stroke="currentColor" role="img">',
-        f"<title>{escape(title, quote=False)}</title>", f"<desc>{escape(desc, quote=False)}</desc>",
-        f'<defs><marker id="{name}-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
-        'markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" stroke="none"/></marker></defs>',
-        *parts, "</svg>"]) + "\n"
+    return figure.svg(total, y + MARGIN, parts, title, desc, name, lang, described)

@@ -36,7 +36,7 @@ def claim_pinned_versions(main):
 
 
 def claim_only_pipe_missing(main):
-    """#pin: the last row is why the survey uses torch.distributed.pipelining: the Pipe API the original text names no longer exists."""
+    """#pin: the last row is why the survey uses torch.distributed.pipelining: the Pipe API older guides name no longer exists."""
     rows = main.lines[2:]
     return rows[-1].startswith("MISSING") and "pipeline.sync.Pipe" in rows[-1] and all(
         row.startswith("present") for row in rows[:-1])

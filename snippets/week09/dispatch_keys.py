@@ -1,4 +1,4 @@
-"""The DispatchKey enum, the runtime keys in priority order, and the text's stack put in that order."""
+"""The DispatchKey enum, the runtime keys in priority order, and a commonly drawn stack put in that order."""
 
 import textwrap
 from pathlib import Path
@@ -8,7 +8,7 @@ import torch
 from snippets.phase25.theory01.dispatch_table import by_priority, priority_order
 
 HEADER = Path(torch.__file__).parent / "include" / "c10" / "core" / "DispatchKey.h"
-TEXT_STACK = ("AutogradCUDA", "AutocastCUDA", "CUDA")  # the order the curriculum text gives
+COMMON_STACK = ("AutogradCUDA", "AutocastCUDA", "CUDA")  # the order often drawn
 
 
 def backends() -> list[str]:
@@ -31,11 +31,11 @@ def main():
           f"variants for {len(backends())} backends")
     print("\nRuntime keys for CPU and CUDA, highest priority first:")
     print(textwrap.fill(", ".join(order_for()), width=96, initial_indent="    ", subsequent_indent="    "))
-    print(f"\nThe text's stack:       {' -> '.join(TEXT_STACK)}")
-    print(f"The dispatcher's order: {' -> '.join(by_priority(TEXT_STACK))}")
+    print(f"\nA common picture:       {' -> '.join(COMMON_STACK)}")
+    print(f"The dispatcher's order: {' -> '.join(by_priority(COMMON_STACK))}")
 
 
 def claim_autocast_first(main):
-    """#dispatch-keys: The last two lines sort the text's three keys as the dispatcher does: autocast comes first."""
+    """#dispatch-keys: The last two lines sort the common picture's three keys as the dispatcher does: autocast comes first."""
     return (main.lines[-2].endswith("AutogradCUDA -> AutocastCUDA -> CUDA")
             and main.lines[-1].endswith("AutocastCUDA -> AutogradCUDA -> CUDA"))

@@ -1,4 +1,4 @@
-"""The text's TORCH_LIBRARY_IMPL(aten, CUDA, m) { m.impl("add.Tensor", ...) }, done from Python for CPU."""
+"""The usual TORCH_LIBRARY_IMPL(aten, CUDA, m) { m.impl("add.Tensor", ...) }, done from Python for CPU."""
 
 import torch
 

@@ -5,6 +5,8 @@ from itertools import product
 
 import torch
 
+from snippets import figure
+
 CELL, GAP = 40, 24  # width of a storage cell and the margin, in pixels
 
 
@@ -25,31 +27,48 @@ def cells_reached(t: torch.Tensor) -> dict[tuple[int, ...], int]:
     return {index: (t[index].data_ptr() - base) // size for index in product(*map(range, t.shape))}
 
 
-def summary(name: str, t: torch.Tensor) -> str:
+WORDS = {
+    "en": {"meta": "shape {shape}, stride {stride}, storage_offset {offset}, contiguous {contiguous}",
+           "summary": "{name}: {meta}; reaches storage cells {cells} of {total}",
+           "offset": "offset {n}", "dim": "dim {d}: +{stride}", "title": "Storage cells read by {names}",
+           "storage": "the storage is one row of {total} cells holding {first} to {last}; "},
+    "es": {"meta": "forma {shape}, strides {stride}, storage_offset {offset}, contigua {contiguous}",
+           "summary": "{name}: {meta}; llega a las celdas {cells} de las {total} del almacenamiento",
+           "offset": "offset {n}", "dim": "dim {d}: +{stride}", "title": "Celdas del almacenamiento que leen {names}",
+           "storage": "el almacenamiento es una fila de {total} celdas con los valores del {first} al {last}; "},
+}
+
+
+def metadata(t: torch.Tensor, lang: str = "en") -> str:
+    """The view's shape, strides, offset and contiguity, in words of `lang`."""
+    contiguous = {"en": str(t.is_contiguous()), "es": "sí" if t.is_contiguous() else "no"}[lang]
+    return WORDS[lang]["meta"].format(shape=tuple(t.shape), stride=t.stride(), offset=t.storage_offset(),
+                                      contiguous=contiguous)
+
+
+def summary(name: str, t: torch.Tensor, lang: str = "en") -> str:
     """One line: the view's metadata and the cells it reaches, in the view's own order."""
     reached = list(cells_reached(t).values())
-    return (f"{name}: shape {tuple(t.shape)}, stride {t.stride()}, storage_offset {t.storage_offset()}, "
-            f"contiguous {t.is_contiguous()}; reaches storage cells {', '.join(map(str, reached))} "
-            f"of {len(storage_values(t))}")
+    return WORDS[lang]["summary"].format(name=name, meta=metadata(t, lang), cells=", ".join(map(str, reached)),
+                                         total=len(storage_values(t)))
 
 
 def arc(x1: float, x2: float, y: float, lift: float, text: str) -> list[str]:
     """An arrow curving from x1 to x2 at height y (up for a positive lift, down for a negative one), labelled."""
     apex = y - 0.75 * lift
     return [f'<path d="M{x1:.0f},{y:.0f} C{x1:.0f},{y - lift:.0f} {x2:.0f},{y - lift:.0f} {x2:.0f},{y:.0f}" '
-            'fill="none" marker-end="url(#view-arrow)"/>',
+            'fill="none" marker-end="url(#view-diagram-arrow)"/>',
             f'<text x="{(x1 + x2) / 2:.0f}" y="{apex - 4 if lift > 0 else apex + 14:.0f}" text-anchor="middle" '
             f'font-size="11" stroke="none">{escape(text)}</text>']
 
 
-def panel(name: str, t: torch.Tensor, top: float) -> tuple[list[str], float]:
+def panel(name: str, t: torch.Tensor, top: float, lang: str) -> tuple[list[str], float]:
     """SVG elements for one view: a header, the storage row with the reached cells filled and labelled with
     their index in the view, the offset, and an arrow per dimension from the first element to the next one
     along it (dim 0 above the row, dim 1 below)."""
     values, reached = storage_values(t), cells_reached(t)
     label_of = {cell: "[" + ",".join(map(str, index)) + "]" for index, cell in reached.items()}
-    meta = (f"shape {tuple(t.shape)}, stride {t.stride()}, storage_offset {t.storage_offset()}, "
-            f"contiguous {t.is_contiguous()}")
+    meta = metadata(t, lang)
     parts = [f'<text x="{GAP}" y="{top + 14}" font-weight="bold" stroke="none">{escape(name)}</text>',
              f'<text x="{GAP}" y="{top + 32}" font-size="12" stroke="none">{escape(meta)}</text>']
     row_y, first = top + 96, t.storage_offset()
@@ -58,11 +77,11 @@ def panel(name: str, t: torch.Tensor, top: float) -> tuple[list[str], float]:
         left, right = GAP, GAP + CELL * first
         parts += [f'<path d="M{left},{row_y - 4} V{row_y - 10} H{right} V{row_y - 4}" fill="none"/>',
                   f'<text x="{(left + right) / 2:.0f}" y="{row_y - 14}" text-anchor="middle" font-size="11" '
-                  f'stroke="none">offset {first}</text>']
+                  f'stroke="none">{WORDS[lang]["offset"].format(n=first)}</text>']
     for dim, stride in enumerate(t.stride()):
         if t.shape[dim] > 1:
             y, lift = (row_y, 44) if dim == 0 else (row_y + 50, -36)
-            parts += arc(centre[first], centre[first + stride], y, lift, f"dim {dim}: +{stride}")
+            parts += arc(centre[first], centre[first + stride], y, lift, WORDS[lang]["dim"].format(d=dim, stride=stride))
     for k, value in enumerate(values):
         opacity = "0.35" if k in label_of else "0.05"  # reached cells filled, the others faint
         parts += [f'<rect x="{GAP + CELL * k}" y="{row_y}" width="{CELL}" height="30" fill="#1565c0" '
@@ -73,29 +92,29 @@ def panel(name: str, t: torch.Tensor, top: float) -> tuple[list[str], float]:
     return parts, row_y + 100
 
 
-def svg(named: dict[str, torch.Tensor]) -> str:
+def svg(named: dict[str, torch.Tensor], lang: str = "en") -> str:
     """The views one below the other, each over the storage it shares; <title> and <desc> name what is drawn."""
     cells = max(len(storage_values(t)) for t in named.values())
-    width = 2 * GAP + CELL * cells
     body, top = [], GAP / 2
     for name, t in named.items():
-        parts, top = panel(name, t, top)
+        parts, top = panel(name, t, top, lang)
         body += parts
-    height = top + GAP / 2
-    title = "Storage cells read by " + " and ".join(named)
-    desc = "; ".join(summary(name, t) for name, t in named.items())
-    return "\n".join([
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height:.0f}" '
-        f'viewBox="0 0 {width} {height:.0f}" font-family="monospace" font-size="13" fill="currentColor" '
-        'stroke="currentColor" role="img" aria-describedby="view-diagram-text">',
-        f"<title>{escape(title)}</title>", f"<desc>{escape(desc)}</desc>",
-        '<defs><marker id="view-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" '
-        'orient="auto"><path d="M0,0 L10,5 L0,10 z" stroke="none"/></marker></defs>',
-        *body, "</svg>"]) + "\n"
+    title = WORDS[lang]["title"].format(names=" / ".join(named))
+    desc = "; ".join(summary(name, t, lang) for name, t in named.items())
+    return figure.svg(2 * GAP + CELL * cells, top + GAP / 2, body, title, desc, "view-diagram", lang, described=True)
+
+
+def words(named: dict[str, torch.Tensor], lang: str) -> str:
+    """The figure in words: the storage, then what each view reaches."""
+    values = storage_values(next(iter(named.values())))
+    storage = WORDS[lang]["storage"].format(total=len(values), first=values[0], last=values[-1])
+    return escape(storage[0].upper() + storage[1:] + "; ".join(summary(f"`{name}`", t, lang)
+                                                          for name, t in named.items()) + ".", quote=False)
 
 
 def main():
-    print(svg(views()))
+    named = views()
+    print(figure.in_languages("view-diagram", lambda lang: (svg(named, lang), words(named, lang))))
 
 
 def claim_slice_reaches(main):

@@ -1,10 +1,14 @@
 """A cache that heals: entries are written whole or not at all, and one that cannot be read is a miss."""
 
 import json
+import os
 import resource
 import signal
+import subprocess
+import sys
 
 from tests.engine.sandbox import Sandbox, include
+from tests.website.support import BUILD_FIXTURE
 
 BIG = "def main():\n    for i in range(1500):\n        print(str(i).rjust(1000, '.'))\n"  # a 1.5 MB entry
 SMALL = "def main():\n    print({!r})\n"
@@ -90,3 +94,34 @@ def test_unreadable_entries_are_misses_each_said_in_one_line(tmp_path):
     assert sorted(next(entry.name for entry in texts if entry.name in line) for line in lines) == sorted(e.name for e in texts)
     assert sorted(next(f"{call}()" for call in calls if f"{call}()" in line) for line in lines) == [f"{c}()" for c in calls]
     assert all(json.loads(entry.read_text())["output"] == json.loads(text)["output"] for entry, text in texts.items())
+
+
+def test_a_build_keeps_only_the_entries_it_used(tmp_path):
+    """The cache does not grow: an output no page shows any more, and any other entry no build used, is
+    removed by the next build, which keeps (and does not run again) what its pages show."""
+    sandbox = sandbox_of(tmp_path, {"kept.py": SMALL.format("kept"), "dropped.py": SMALL.format("dropped")})
+    assert sandbox.build().returncode == 0 and len(entries(sandbox)) == 2
+    stray = sandbox.path / ".cache" / "snippets" / "0123456789abcdef01234567.json"
+    stray.write_text(json.dumps({"output": "of code long gone\n"}))
+    sandbox.page("index", include("kept.py"))
+    build = sandbox.build()
+    assert build.returncode == 0, build.log
+    assert executed(sandbox) == [] and len(entries(sandbox)) == 1 and "kept" in entries(sandbox)[0].read_text()
+    assert "2 cache entries that this build did not use removed" in build.log
+
+
+
+def test_a_build_of_other_pages_removes_nothing(tmp_path):
+    """A build of other pages with the course's configuration (the tests' fixture site, built beside the
+    course's) keeps every entry: only a whole build of the course knows what the course needs."""
+    sandbox = sandbox_of(tmp_path, {"kept.py": SMALL.format("kept")})
+    assert sandbox.build().returncode == 0 and len(entries(sandbox)) == 1
+    other = tmp_path / "other-docs"
+    other.mkdir()
+    (other / "index.md").write_text("# Other\n\nNo snippet here.\n")
+    (other / "index.es.md").write_text("# Otra\n\nAquí no hay ningún snippet.\n")
+    build = subprocess.run([sys.executable, "-c", BUILD_FIXTURE, str(sandbox.path / "mkdocs.yml"), str(other),
+                            str(tmp_path / "other-site")], cwd=sandbox.path, capture_output=True, text=True,
+                           timeout=120, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert build.returncode == 0, build.stdout + build.stderr
+    assert len(entries(sandbox)) == 1, build.stdout + build.stderr

@@ -134,3 +134,26 @@ def test_every_claim_names_a_section_of_a_page_that_shows_its_output(root):
             shown = anchors.get((path, claim.call))
             assert shown is not None, f"{path.relative_to(root)}: {claim.name} is about {claim.call}(), no page shows it"
             assert claim.anchor in shown, f"{path.relative_to(root)}: {claim.name} names #{claim.anchor}, not a section of a page showing it"
+
+
+def test_an_output_that_breaks_its_claims_runs_again_next_build(sandbox):
+    """A CPU output whose claims fail (a machine too loaded for a demo, say) fails the build and is not
+    kept: the next build runs the call again instead of failing on the same output for ever."""
+    file = sandbox.snippet("ops.py", '''from pathlib import Path
+
+
+def main():
+    print("ops:", Path(__file__).with_name("ops.txt").read_text())
+
+
+def claim_four_ops(main):
+    """#page: the backward runs four ops."""
+    return main.number("ops:") == 4
+''')
+    file.with_name("ops.txt").write_text("5")
+    sandbox.page("index", include("ops.py"))
+    bad = sandbox.build()
+    assert bad.returncode != 0 and "claim_four_ops" in bad.log, bad.log
+    file.with_name("ops.txt").write_text("4")  # what the call reads changes; its source does not
+    good = sandbox.build()
+    assert good.returncode == 0, good.log

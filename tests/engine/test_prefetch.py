@@ -108,7 +108,7 @@ def lineage():
 def test_a_fork_server_imports_while_its_creator_goes_on_then_forks_a_sibling_for_a_second_lane(root):
     """The second lane of calls costs no imports: the sibling is a fork of the first server, and each runs
     only the calls sent to it (the first's next request follows the sibling's at once)."""
-    from engine.runner import ForkServer
+    from engine.forkserver import ForkServer
 
     servers = [ForkServer(root, siblings=1)]
     first = servers[0]

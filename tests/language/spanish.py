@@ -1,7 +1,8 @@
-"""The Spanish pages' prose, checked against the glossary's style section and hunspell.
+"""The Spanish pages' prose, checked against the authors' style guide and hunspell.
 
-The rules live in `docs/glossary.es.md`, section `#style`: its table of English terms kept in
-Spanish (term, gender, gloss) and its table of ruled-out variants (variant, preferred form).
+The rules live in `tests/language/STYLE.es.md`: its table of English terms kept in Spanish (term,
+gender, gloss) and its table of ruled-out variants (variant, preferred form); the Spanish column of
+the readers' glossary (`docs/glossary.es.md`, `#terms`) adds the words it uses.
 Words that are neither Spanish nor glossary terms but are legitimate (proper nouns, API names)
 live in `tests/language/words.txt`. `python -m tests.language.spanish` prints every finding.
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 GLOSSARY = DOCS / "glossary.es.md"
+STYLE = Path(__file__).with_name("STYLE.es.md")  # for authors: the readers' glossary leaves it out
 WORDS = Path(__file__).with_name("words.txt")
 DICTIONARIES = Path("/usr/share/hunspell")
 INSTALL = "make test installs it (Debian packages hunspell hunspell-es hunspell-en-us)"
@@ -104,8 +106,14 @@ def prose(text: str) -> str:
     """The page with everything that is not Spanish prose blanked out, line for line: fenced blocks
     (code, exec blocks, outputs, diagrams), inline code, HTML tags and comments, attribute lists,
     link targets, reference definitions, URLs, admonition types (their titles stay), links to other
-    sites (the titles of cited works stay as published) and a table column headed "Inglés"."""
+    sites (the titles of cited works stay as published) and a table column headed "Inglés". Of a front
+    matter, only the quoted values stay (text a page shows, such as a lab's GPU sentence)."""
     lines, fence = [], None
+    if text.startswith("---\n") and "\n---\n" in text:
+        front, rest = text[4:].split("\n---\n", 1)
+        quoted = [re.sub(r'^[\w-]+: "(.*)"$', r"\1", line) if re.match(r'^[\w-]+: ".*"$', line) else ""
+                  for line in front.splitlines()]
+        text = "\n".join(["", *quoted, "", rest])
     for line in text.splitlines():
         opened = FENCE.match(line)
         if fence is not None:
@@ -170,7 +178,7 @@ def section(text: str, anchor: str) -> str:
                     break
                 body.append(rest)
             return "\n".join(body)
-    raise AssertionError(f"{GLOSSARY.relative_to(ROOT)} has no section {{ #{anchor} }}")
+    raise AssertionError(f"no section {{ #{anchor} }} in the text given")
 
 
 def table(text: str) -> list[list[str]]:
@@ -221,7 +229,7 @@ def kept_terms() -> tuple[tuple[str, str | None], ...]:
     """The `#style-english` table: each English term kept in Spanish, with its gender ("m", "f",
     or None for an adjective); a cell with alternatives ("exclude set / include set") gives each."""
     terms = []
-    for cells in table(section(GLOSSARY.read_text(encoding="utf-8"), "style-english")):
+    for cells in table(section(STYLE.read_text(encoding="utf-8"), "style-english")):
         gender = GENDERS[plain(cells[1]).split()[0].lower()]
         terms.extend((term.strip(), gender) for term in plain(cells[0]).split(" / "))
     return tuple(terms)
@@ -247,10 +255,10 @@ def gender_rules(terms: tuple[tuple[str, str | None], ...]) -> list[Rule]:
 
 @functools.cache
 def glossary() -> tuple[list[Rule], frozenset[str]]:
-    """The ruled-out variants (the glossary's `#style-avoid` table, plus an article of the other
-    gender before each kept English term) and the words the glossary lets Spanish prose use (those
-    of the kept terms and of the Spanish column of the `#terms` table)."""
-    text = GLOSSARY.read_text(encoding="utf-8")
+    """The ruled-out variants (the style guide's `#style-avoid` table, plus an article of the other
+    gender before each kept English term) and the words the style guide and the glossary let Spanish
+    prose use (those of the kept terms and of the Spanish column of the glossary's `#terms` table)."""
+    text = STYLE.read_text(encoding="utf-8")
     terms = kept_terms()
     rules = gender_rules(terms)
     allowed = {w.lower() for term, _ in terms for w in words(term)}
@@ -259,7 +267,7 @@ def glossary() -> tuple[list[Rule], frozenset[str]]:
         allowed.update(w.lower() for w in words(preferred))  # its gloss: "por muestra (per-example)"
         for variant in code_items(cells[0]):
             rules.append(Rule(re.compile(phrase_pattern(variant), re.I), variant, preferred))
-    for cells in table(section(text, "terms")):
+    for cells in table(section(GLOSSARY.read_text(encoding="utf-8"), "terms")):
         allowed.update(w.lower() for w in words(plain(cells[1])))
     return rules, frozenset(allowed)
 
@@ -381,7 +389,7 @@ def words_in(name: str, text: str, kind: str, unknown: frozenset[str]) -> list[F
         if word in unknown and not ruled_out(word):
             if kind == "english":
                 message = (f"«{word}» is English and not in the glossary: write it in Spanish, or keep "
-                           f"it in English by adding it to {GLOSSARY.relative_to(ROOT)}#style-english")
+                           f"it in English by adding it to {STYLE.relative_to(ROOT)}#style-english")
             else:
                 message = (f"«{word}» is not in hunspell's es_ES dictionary: fix its spelling, or add "
                            f"it to {WORDS.relative_to(ROOT)} if it is a name or a correct word")

@@ -1,4 +1,4 @@
-"""The Spanish pages follow the glossary's style section (docs/glossary.es.md#style) and spell
+"""The Spanish pages follow the authors' style guide (tests/language/STYLE.es.md) and spell
 every word as hunspell's es_ES dictionary does (names and kept terms aside).
 
 `python -m tests.language.spanish` lists every finding of every page at once.
@@ -8,18 +8,18 @@ import re
 
 import pytest
 
-from .spanish import (GENDERS, GLOSSARY, KINDS, ROOT, WORDS, classify, code_items, english_headings,
+from .spanish import (GENDERS, GLOSSARY, KINDS, STYLE, ROOT, WORDS, classify, code_items, english_headings,
                       findings, hunspell_rejects, kept_terms, numbers_in, occurrences, page_name, plain,
                       project_words, prose, quotes_in, section, spanish_pages, table, variants_in, words_in)
 
 PAGES = spanish_pages()
-ENGLISH_GLOSSARY = GLOSSARY.with_name("glossary.md")
+ENGLISH_STYLE = STYLE.with_name("STYLE.md")
 WHAT = {
-    "variant": "ruled-out variants (docs/glossary.es.md#style-avoid and the genders of #style-english)",
-    "english": "English words the glossary does not keep (docs/glossary.es.md#style-english)",
+    "variant": "ruled-out variants (tests/language/STYLE.es.md#style-avoid and the genders of #style-english)",
+    "english": "English words the style guide does not keep (tests/language/STYLE.es.md#style-english)",
     "spelling": "words hunspell es_ES rejects (names and correct words go in tests/language/words.txt)",
-    "number": "numbers written the English way (docs/glossary.es.md#style-numbers)",
-    "quotes": "straight double quotes where Spanish writes «» (docs/glossary.es.md#style)",
+    "number": "numbers written the English way (tests/language/STYLE.es.md#style-numbers)",
+    "quotes": "straight double quotes where Spanish writes «» (tests/language/STYLE.es.md#style)",
 }
 
 
@@ -31,9 +31,9 @@ def test_spanish_prose(page, kind):
         pytest.fail(f"{len(found)} {WHAT[kind]}:\n" + "\n".join(map(str, found)), pytrace=False)
 
 
-def test_the_glossary_pages_state_the_same_style():
-    """The English glossary shows the same kept terms (with their genders) and ruled-out variants."""
-    spanish, english = (path.read_text(encoding="utf-8") for path in (GLOSSARY, ENGLISH_GLOSSARY))
+def test_the_style_guides_state_the_same_style():
+    """The English style guide shows the same kept terms (with their genders) and ruled-out variants."""
+    spanish, english = (path.read_text(encoding="utf-8") for path in (STYLE, ENGLISH_STYLE))
     in_english = {"masculine": "masculino", "feminine": "femenino", "adjective": "adjetivo"}
     kept_es = [(plain(c[0]), plain(c[1]), c[2]) for c in table(section(spanish, "style-english"))]
     kept_en = [(plain(c[0]), in_english.get(plain(c[1]), plain(c[1])), c[2])
@@ -42,8 +42,8 @@ def test_the_glossary_pages_state_the_same_style():
     assert table(section(spanish, "style-avoid")) == table(section(english, "style-avoid"))
 
 
-def test_the_glossary_rules_are_well_formed():
-    text = GLOSSARY.read_text(encoding="utf-8")
+def test_the_style_rules_are_well_formed():
+    text = STYLE.read_text(encoding="utf-8")
     genders = [plain(cells[1]).split()[0].lower() for cells in table(section(text, "style-english"))]
     assert genders and all(gender in GENDERS for gender in genders)
     terms = [term.lower() for term, _ in kept_terms()]

@@ -76,15 +76,17 @@ def test_a_branch_on_tensor_data_breaks_the_graph_and_torch_where_does_not():
 
 def test_shape_changes_recompile_and_automatic_dynamic_makes_the_batch_symbolic():
     model, _ = model_and_input()
-    default = {batch: (graphs, reasons) for batch, graphs, reasons in recompile.compiles_per_call(model, None)}
+    rows = recompile.compiles_per_call(model, None)
+    default = {batch: (graphs, reasons) for batch, graphs, reasons, _ in rows}
     assert default[2][0] == [f"[2, {D_MODEL}]"]
     assert re.fullmatch(rf"\[s\d+, {D_MODEL}\]", default[3][0][0])
     assert "size mismatch at index 0. expected 2, actual 3" in default[3][1][0]
     assert default[5] == ([], [])  # the symbolic graph is reused
+    assert [ran for *_, ran in rows] == [0, 1, 1, 2]  # the graph each call ran, in order of compilation
     assert default[1][0] == [f"[1, {D_MODEL}]"] and "2 <= x.size()[0]" in default[1][1][0]
     static = recompile.compiles_per_call(model, False)
-    assert all(graphs == [f"[{batch}, {D_MODEL}]"] for batch, graphs, _ in static)
-    assert [len(reasons) for _, _, reasons in static] == [0, 1, 2, 3]
+    assert all(graphs == [f"[{batch}, {D_MODEL}]"] for batch, graphs, _, _ in static)
+    assert [len(reasons) for _, _, reasons, _ in static] == [0, 1, 2, 3]
 
 
 def test_aot_autograd_builds_a_joint_graph_and_splits_it_at_the_saved_tensors():

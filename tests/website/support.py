@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from engine.notebooks import is_lab, notebook_url, page_url
+from engine.notebooks import is_lab
+from engine.urls import notebook_url, page_url
 from engine.translations import LANGS, english_pages
 
 from .background_build import SharedBuild

@@ -8,7 +8,7 @@ import pytest
 
 from engine import recordings
 from engine.includes import page_includes
-from engine.notebooks import page_url
+from engine.urls import page_url
 from engine.parity import site_problems
 from engine.sources import declarations, snippet_path
 from engine.translations import english_pages

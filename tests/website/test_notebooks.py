@@ -15,7 +15,8 @@ import pytest
 from engine.includes import page_includes
 from engine.sources import snippet_path, starts_processes
 from engine import notebook_html
-from engine.notebooks import is_lab, notebook_name, notebook_url, page_url, prose_markdown
+from engine.notebooks import is_lab, notebook_name, prose_markdown
+from engine.urls import notebook_url, page_url
 from engine.translations import english_pages
 
 ROOT = Path(__file__).resolve().parents[2]

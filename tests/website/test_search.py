@@ -18,8 +18,9 @@ from engine.translations import twin
 ROOT = Path(__file__).resolve().parents[2]
 GLOSSARY = ROOT / "docs" / "glossary.md"
 INDEX_BUDGET = 150 * 1024  # bytes of each language's index
-# What search does not keep of an article: what snippets show, and the theme's own links and buttons.
-LEFT_OUT = ".highlight, .nmb-figure, .tabbed-labels, .nmb-provenance, .headerlink, .nmb-notebooks"
+# What search does not keep of an article: what snippets show, the theme's own links and buttons,
+# and the labs' run box (the template's, as the buttons are).
+LEFT_OUT = ".highlight, .nmb-figure, .tabbed-labels, .nmb-provenance, .headerlink, .nmb-notebooks, .nmb-run-box"
 LANGS = ("en", "es")
 # Material's own search worker, given a language's index, answering each query as the search box would.
 SEARCH_JS = """

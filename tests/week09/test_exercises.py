@@ -21,21 +21,6 @@ def test_diagram_cells_come_from_real_addresses():
     assert view_diagram.storage_values(views["x.t()"]) == list(range(12))
 
 
-def test_diagram_is_an_svg_with_a_text_alternative():
-    drawn = view_diagram.svg(view_diagram.views())
-    assert drawn.startswith("<svg ") and drawn.rstrip().endswith("</svg>") and 'role="img"' in drawn
-    assert "<title>" in drawn and "<desc>" in drawn and 'aria-describedby="view-diagram-text"' in drawn
-    assert "http" not in drawn.replace('xmlns="http://www.w3.org/2000/svg"', "")  # nothing fetched from a host
-
-
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
-def test_text_alternative_sits_under_the_diagram(page):
-    text = page.read_text(encoding="utf-8")
-    diagram = text.index('snippet("week09/view_diagram.py", show="output", raw=True)')
-    alternative = text.index("{ #view-diagram-text }")
-    assert diagram < alternative and "```" not in text[text.index("```", diagram + 60) + 3:alternative]
-
-
 def test_exercise_answers():
     metadata = exercises.view_metadata()
     assert metadata["x.t()"] == "sizes (4, 3), strides (1, 4), offset 0, contiguous False"

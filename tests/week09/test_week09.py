@@ -29,7 +29,7 @@ def test_layers_of_a_plus_b():
 
 
 def test_dispatch_keys_order_corrects_the_text():
-    assert dispatch_keys.by_priority(dispatch_keys.TEXT_STACK) == ["AutocastCUDA", "AutogradCUDA", "CUDA"]
+    assert dispatch_keys.by_priority(dispatch_keys.COMMON_STACK) == ["AutocastCUDA", "AutogradCUDA", "CUDA"]
     order = dispatch_keys.order_for()
     assert order[-2:] == ["CUDA", "CPU"] and "AutogradXLA" not in order and "AutogradCPU" in order
     assert {"CPU", "CUDA", "Meta"} <= set(dispatch_keys.backends())

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import torch
 
-from engine.sources import closure, source_hash
+from engine import closure, source_hash
 from snippets.experiment import ROOT
 from snippets.minigpt.torch_model import load_pretrained, sample_batch
 from snippets.phase24.lab00 import deliverable

@@ -28,7 +28,7 @@ def drill2_data_ptr() -> dict[str, object]:
     """What storage().data_ptr() gives: the address of the first byte, an int (not printed: it changes)."""
     w = TinyMLP().fc1.weight
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # .storage() is deprecated, and the text uses it
+        warnings.simplefilter("ignore")  # .storage() is deprecated, and older code uses it
         typed = w.storage().data_ptr()
     return {
         "type": type(typed).__name__,

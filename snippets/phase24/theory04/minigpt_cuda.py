@@ -51,7 +51,7 @@ def claim_exercise_float16_fails(main):
 
 
 def claim_float16_error_of_the_order_of_1e_2(main):
-    """#equivalence-gpu: the largest float16 error recorded, 1.470e-02, is of the order of the text's ~1e-2 but above 1e-2 itself; the same argmax at 98.4% of the positions, and the same prompt accuracy as float32 (so on the H200 and on the H100)."""
+    """#equivalence-gpu: the largest float16 error recorded, 1.470e-02, is of the order of the usual ~1e-2 but above 1e-2 itself; the same argmax at 98.4% of the positions, and the same prompt accuracy as float32 (so on the H200 and on the H100)."""
     f16 = main.line("cuda float16 ").split()
     return (f16[2] == "1.470e-02" and 1e-2 < float(f16[2]) < 3e-2 and f16[3] == "98.4%"
             and main.line("prompt accuracy, cuda float16").split()[-1] == main.line("prompt accuracy, cuda float32").split()[-1])

@@ -6,7 +6,7 @@ import torch
 
 
 def identity_checks() -> dict[str, object]:
-    """The text's `x.storage() is y.storage()` next to the checks that compare the bytes."""
+    """The common check `x.storage() is y.storage()` next to the checks that compare the bytes."""
     x = torch.arange(12).reshape(3, 4)
     y = x.t()
     torch.storage._reset_warn_typed_storage_removal()  # torch warns once per process: whatever ran before

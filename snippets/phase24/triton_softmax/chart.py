@@ -4,7 +4,7 @@ a bar per implementation and shape, as long as its share of the peak copy bandwi
 from html import escape
 from pathlib import Path
 
-from engine import recordings
+from engine import current_recording
 from snippets.phase24.triton_softmax import benchmark
 from snippets.phase24.triton_softmax.results import IMPLS, PASSES, Timing, parse_table
 
@@ -15,7 +15,7 @@ COLORS = dict(zip(IMPLS, ("#9e9e9e", "#7e57c2", "#1e88e5", "#ef6c00"), strict=Tr
 
 def recorded_table() -> tuple[float, list[Timing]] | None:
     """Peak copy bandwidth and timings of the benchmark's GPU recording (None while it is pending)."""
-    recording = recordings.current(ROOT, Path(benchmark.__file__), "main")
+    recording = current_recording(ROOT, Path(benchmark.__file__), "main")
     return None if recording is None else parse_table(recording.output)
 
 

@@ -1,4 +1,4 @@
-"""The distributed API names the curriculum uses, looked up in the torch installed here."""
+"""The distributed API names older guides use, looked up in the torch installed here."""
 
 from __future__ import annotations
 

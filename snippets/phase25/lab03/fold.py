@@ -6,7 +6,7 @@ import re
 import textwrap
 from pathlib import Path
 
-from engine import recordings
+from engine import current_recording
 from snippets.phase25.theory03.readable import ROOT
 
 WIDTH = 100
@@ -17,7 +17,7 @@ METADATA = re.compile(r"^(\s*)(triton_meta|inductor_meta)=(\{.*\})(,?)$")
 
 def recorded_output(snippet_file: str, call: str = "main") -> str | None:
     """The output recorded on a GPU for `call()` of the snippet at `snippet_file` (None while pending)."""
-    recording = recordings.current(ROOT, Path(snippet_file), call)
+    recording = current_recording(ROOT, Path(snippet_file), call)
     return None if recording is None else recording.output
 
 

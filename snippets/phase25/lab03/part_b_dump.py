@@ -129,5 +129,5 @@ def claim_logs_after_import(main):
 
 
 def claim_torch_version(main):
-    """#lab-03: torch 2.13 disagrees with the text (the CPU outputs on this page come from torch 2.13)."""
+    """#lab-03: three common expectations do not hold in torch 2.13 (the CPU outputs on this page come from torch 2.13)."""
     return main.versions["torch"].startswith("2.13")

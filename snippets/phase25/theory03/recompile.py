@@ -20,14 +20,21 @@ def guard_failures(reasons: list[str]) -> list[str]:
     return [line.split("  #")[0].strip(" -") for reason in reasons for line in reason.splitlines()[2:]]
 
 
-def compiles_per_call(model, dynamic: bool | None) -> list[tuple[int, str, list[str]]]:
-    """For each batch size: the graphs compiled by that call (x's shape in each) and the recompile reasons."""
+def compiles_per_call(model, dynamic: bool | None) -> list[tuple[int, list[str], list[str], int]]:
+    """For each batch size: the graphs compiled by that call (x's shape in each), the recompile reasons
+    and the number of the graph that ran (its order of compilation, from 0)."""
     torch._dynamo.reset()
     shapes: list[str] = []
+    ran: list[int] = []
 
     def recording_backend(gm, example_inputs):
+        number = len(shapes)
         shapes.append(input_shape(gm))
-        return gm.forward
+
+        def run(*args):
+            ran.append(number)
+            return gm.forward(*args)
+        return run
 
     compiled = torch.compile(model, backend=recording_backend, dynamic=dynamic)
     rows = []
@@ -35,7 +42,7 @@ def compiles_per_call(model, dynamic: bool | None) -> list[tuple[int, str, list[
         before = len(shapes)
         with captured_logs("recompiles") as reasons:
             compiled(torch.randn(batch, 64))
-        rows.append((batch, shapes[before:], guard_failures(reasons)))
+        rows.append((batch, shapes[before:], guard_failures(reasons), ran[-1]))
     return rows
 
 
@@ -43,7 +50,7 @@ def main():
     model, _ = model_and_input()
     for dynamic in (None, False, True):
         print(f"torch.compile(model, dynamic={dynamic}):")
-        for batch, new_graphs, reasons in compiles_per_call(model, dynamic):
+        for batch, new_graphs, reasons, _ in compiles_per_call(model, dynamic):
             compiled = f"compiled a graph for x of shape {new_graphs[0]}" if new_graphs else "reused a graph"
             print(f"  x of batch {batch}: {compiled}")
             for reason in reasons:

@@ -1,0 +1,145 @@
+"""The learner's workbench: every check fails on its starter, with its task, and passes on the course's
+own code; a wrong answer is named in a sentence; the starters keep the reference's shape, not its code."""
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from workbench.catalogue import TASKS
+from workbench.starter import starter_source
+from workbench.tasks import SNIPPETS, check
+from workbench.workspace import load, starters, write_starters
+
+
+@pytest.fixture(scope="module")
+def starter_modules(tmp_path_factory):
+    root = tmp_path_factory.mktemp("mywork")
+    write_starters(list(TASKS), root)
+    return {task.name: load(root / task.module) for task in TASKS}
+
+
+def test_count(capsys):
+    """Prints how many code tasks have a starter and a check."""
+    labs = sorted({task.lab for task in TASKS})
+    with capsys.disabled():
+        print(f"\nworkbench: {len(TASKS)} code tasks in {len(labs)} labs and pages, each checked on its "
+              "starter and on the reference")
+    assert len({task.name for task in TASKS}) == len(TASKS)
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda task: task.name)
+def test_check_fails_on_starter_and_passes_on_reference(task, starter_modules):
+    problem = check(task, starter_modules[task.name])
+    assert problem is not None and "is not written yet. Its task: " in problem, problem
+    assert problem.split("() is not written yet")[0].split(".")[-1] in {w.split(".")[-1] for w in task.writes}
+    assert check(task, task.reference) is None
+
+
+@pytest.mark.parametrize("module", sorted(starters(list(TASKS))))
+def test_starter_keeps_signatures_and_drops_the_code(module):
+    source = starters([task for task in TASKS if task.module == module])[module]
+    tree = ast.parse(source)
+    assert "claim_" not in source and "Check your code: python -m workbench" in source
+    written = {name.split(".")[-1] for task in TASKS if task.module == module for name in task.writes}
+    bodies = {node.name: node.body for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    for name in written:
+        statements = [s for s in bodies[name] if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+        assert len(statements) == 1 and isinstance(statements[0], ast.Raise), name
+
+
+def test_a_wrong_gradient_is_named(tmp_path):
+    """A bias gradient summed over the wrong axis: the check names the gradient, both shapes, what to look at."""
+    task = next(task for task in TASKS if task.name == "phase25/lab01#code")
+    source = (SNIPPETS / task.module).read_text().replace("grad_y.sum(0)", "grad_y.sum(1)")
+    (tmp_path / "hand_gradients.py").write_text(source)
+    problem = check(task, load(tmp_path / "hand_gradients.py"))
+    assert problem.startswith("dL/db from linear_backward(") and "has shape (2,), expected (600,)" in problem
+
+
+def test_a_wrong_element_is_located(tmp_path):
+    """G without the mean's 1/N: the check gives the element, both values and how far apart they are."""
+    task = next(task for task in TASKS if task.name == "phase25/lab01#code")
+    source = (SNIPPETS / task.module).read_text().replace(") / logits.shape[0]", ")")
+    (tmp_path / "hand_gradients.py").write_text(source)
+    problem = check(task, load(tmp_path / "hand_gradients.py"))
+    assert problem.startswith("cross_entropy_grad(<float64 (2, 600)>, <int64 (2,)>): element (")
+    assert "off by 5.00e-01, the tolerance is 1.0e-07); 1200 of 1200 elements are off" in problem
+
+
+def test_a_notebook_namespace_is_graded():
+    """A notebook's globals() are graded as a module is."""
+    task = next(task for task in TASKS if task.name == "phase25/lab00#part-a")
+    assert check(task, dict(vars(task.reference))) is None
+    assert "is not written yet" not in check(task, {"baseline": lambda: ((2, 600), "MmBackward0")})
+
+
+def test_starter_source_raises_the_task():
+    path = SNIPPETS / "phase25/lab00/part_a_baseline.py"
+    source = starter_source(path, {"baseline": "Call F.linear."}, "Task: the baseline.")
+    assert "raise NotImplementedError('Call F.linear.')" in source and "# Task: the baseline." in source
+
+
+PAGES = Path(__file__).resolve().parent.parent / "docs"
+MARK = re.compile(r'<span class="nmb-difficulty" role="img" aria-label="(?:Difficulty|Dificultad) (\d) (?:of|de) 3" '
+                  r'title="(?:Difficulty|Dificultad) \1 (?:of|de) 3">(●+○*)</span>')
+
+
+def _english_pages():
+    return sorted(p for p in PAGES.rglob("*.md") if not p.name.endswith(".es.md"))
+
+
+@pytest.mark.parametrize("page", _english_pages(), ids=lambda p: str(p.relative_to(PAGES)))
+def test_every_task_and_exercise_has_one_difficulty_mark_in_both_languages(page):
+    levels = {}
+    for path in (page, page.with_suffix(".es.md")):
+        text = path.read_text()
+        marks = MARK.findall(text)
+        assert all(int(level) == dots.count("●") and len(dots) == 3 for level, dots in marks), path
+        exercises = text[text.find("{ #exercises }"):] if "{ #exercises }" in text else ""
+        tasks = len(re.findall(r"^\*\*(Task|Tarea)\.\*\*", text, re.M))
+        numbered = len(re.findall(r"^(\*\*\d+\. |\d+\. \*\*|### (Exercise|Ejercicio) )", exercises, re.M))
+        assert len(marks) == tasks + numbered, f"{path}: {len(marks)} marks for {tasks + numbered} tasks and exercises"
+        levels[path.suffixes[0]] = [level for level, _ in marks]
+    assert len(set(map(tuple, levels.values()))) == 1, f"{page}: the two languages mark differently"
+
+
+@pytest.mark.parametrize("task", TASKS, ids=lambda task: task.name)
+def test_every_checked_task_has_a_hint_in_both_languages(task):
+    assert task.look, f"{task.name}: no '??? tip \"Hint\"' before its solution"
+    english = (PAGES / task.page).read_text().count('??? tip "Hint"')
+    assert (PAGES / task.page.replace(".md", ".es.md")).read_text().count('??? tip "Pista"') == english
+
+
+def test_every_lab_page_names_its_workbench_lab_and_gpu_parts():
+    labs = {task.lab for task in TASKS}
+    for page in sorted(PAGES.rglob("lab/*.md")):
+        front = page.read_text().split("---\n")[1]
+        assert re.search(r"^lab: (\S+)$", front, re.M).group(1) in labs, page
+        assert re.search(r'^gpu: ".+"$', front, re.M), page
+
+
+@pytest.mark.parametrize("solutions", [False, True], ids=["starters", "solutions"])
+def test_workspace_notebook_runs_in_a_kernel(solutions):
+    """Every task's cells in one notebook (what each lab's notebook holds, for every lab at once: two
+    kernels instead of one per lab), run in a Jupyter kernel from the venv: with the starters every check
+    cell fails with its message; with the solutions every check passes."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    from workbench.notebook import to_json, workspace
+
+    nb = nbformat.reads(to_json(workspace(list(TASKS), solutions)), as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(PAGES.parent / "workbench")}}).execute()
+    checks = [cell for cell in nb.cells if cell.cell_type == "code" and cell.source.startswith("check_here(")]
+    assert len(checks) == len(TASKS)
+    for task, cell in zip(TASKS, checks):
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if solutions:
+            assert not errors and f"PASS {task.name}" in "".join(o.get("text", "") for o in cell.outputs), \
+                (task.name, [e.evalue for e in errors])
+        else:
+            assert errors and errors[0].ename == "AssertionError" and "is not written yet" in errors[0].evalue, \
+                (task.name, cell.outputs)

@@ -1,0 +1,152 @@
+"""Every task of the course that asks for code, with what its check compares."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from workbench.tasks import Task
+
+P24_LAB00 = "phase-24/lab/00-hello-cuda.md"
+PRIMER = "phase-24/theory/02-triton-primer.md"
+SOFTMAX = "phase-24/theory/03-triton-softmax.md"
+SUBSTRATE = "phase-24/theory/04-pytorch-as-substrate.md"
+AUTOGRAD = "phase-25/theory/02-autograd-engine.md"
+WEEK9 = "week-09/index.md"
+LAB00 = "phase-25/lab/00-dispatcher-trace.md"
+LAB02 = "phase-25/lab/02-custom-op.md"
+LAB03 = "phase-25/lab/03-compile-and-inductor.md"
+SURVEY = "phase-25/lab/03-distributed-survey.md"
+LAB01 = "phase-25/lab/01-autograd-by-hand.md"
+GRADIENTS = ("dL/dx", "dL/dW", "dL/db")
+
+
+def _head(dtype=torch.float64):
+    from snippets.phase25.lab01.problem import head_problem
+
+    return head_problem(dtype)
+
+
+def _part_b():
+    x, W, b, target = _head()
+    logits = F.linear(x, W, b)
+    G = torch.randn(logits.shape, dtype=logits.dtype)
+    return [("linear_backward", (G, x, W)),
+            ("cross_entropy_grad", (logits, target)), ("sum_of_squares_grad", (logits, target)),
+            *((call, (loss, x, W, b, target)) for call in ("hand_gradients", "autograd_gradients")
+              for loss in ("cross_entropy", "sum_of_squares"))]
+
+
+def _lab00_inputs():
+    from snippets.phase25.lab00.part_a_baseline import make_inputs
+
+    return make_inputs()
+
+
+def _listed_mlp(namespace, container):
+    """what_the_registry_sees"""
+    return namespace.what_the_registry_sees(container)
+
+
+def _softmax_gradient(namespace, x, dy):
+    """x.grad after softmax(x).backward(dy)"""
+    x.requires_grad_()
+    namespace.softmax(x).backward(dy)
+    return x.grad
+
+
+def _softmax_inputs():
+    x = torch.randn(3, 600)
+    return [("softmax", (x,)), ("softmax_backward", (torch.softmax(x, -1), torch.randn(3, 600))),
+            (_softmax_gradient, (x, torch.randn(3, 600)))]
+
+
+def _recorded_triton_kernel() -> str:
+    """TinyHead's Triton kernel as Inductor wrote it on a GPU: the recording, its labels taken off."""
+    import json
+    import re
+
+    from workbench.tasks import SNIPPETS
+
+    recording = json.loads((SNIPPETS / "recordings/phase25.lab03.part_cd_triton.main.json").read_text())
+    kernel = recording["output"].split("pointers in_out_ptr0:\n\n", 1)[1].split("\n\nsoftmax steps found", 1)[0]
+    return "\n".join(re.sub(r"    # <- .*$", "", line) for line in kernel.splitlines() if not line.startswith("# ^ "))
+
+
+def _triton_reading():
+    kernel = _recorded_triton_kernel()
+    return [("annotate", (kernel,)), ("pointers", (kernel,)),
+            ("summary", (dict.fromkeys(("load", "max", "sub", "exp", "sum", "div", "store"), 1) | {"max": 0},))]
+
+
+def _softmax_logits():
+    from snippets.phase24.triton_softmax.correctness import cases
+
+    named = cases("cpu", torch.float32)
+    return [("variant", (named[name], shift, pad)) for name in ("(2, 600) LM head", "(2, 3) magnitude 1e4")
+            for shift, pad in ((True, -float("inf")), (False, -float("inf")), (True, 0.0))]
+
+
+TASKS = (
+    Task(P24_LAB00, "exercises", "phase24/lab00/exercises.py", ("check_minigpt",), number=3,
+         cases=lambda: [("check_minigpt", ())], calls=("my_check",)),
+    Task(PRIMER, "exercises", "phase24/triton_primer/exercises.py", ("add_kernel_without_mask",), number=2,
+         cases=lambda: [("without_mask", ())], calls=("missing_mask",)),
+    Task(SOFTMAX, "exercises", "phase24/triton_softmax/exercises.py", ("softmax_kernel_variant",), number=2,
+         cases=_softmax_logits, atol=1e-6, rtol=1e-5, calls=("without_the_shift", "zeros_in_the_padding")),
+    Task(SOFTMAX, "exercises", "phase24/triton_softmax/exercises.py", ("elements_loaded",), number=5,
+         cases=lambda: [("elements_loaded", (n, chunk, keep)) for n in (600, 4096, 32000)
+                        for chunk in (512, 1024) for keep in (True, False)]),
+    Task(SUBSTRATE, "exercises", "phase24/theory04/exercises.py",
+         ("ListedMLP.__init__", "ListedMLP.forward", "what_the_registry_sees"), number=3,
+         cases=lambda: [(_listed_mlp, (list,)), (_listed_mlp, (torch.nn.ModuleList,))],
+         calls=("layers_in_a_list",)),
+    Task(AUTOGRAD, "exercises", "phase25/theory02/exercises.py", ("packed_tensors",), number=3,
+         cases=lambda: [("packed_tensors", ())], calls=("main_packed",)),
+    Task(LAB00, "part-a", "phase25/lab00/part_a_baseline.py", ("baseline",),
+         cases=lambda: [("baseline", ())], calls=("main",)),
+    Task(LAB00, "part-b", "phase25/lab00/part_b_key_sets.py", ("key_set", "key_sets"),
+         cases=lambda: [("key_sets", ())], calls=("main",)),
+    Task(LAB00, "part-c", "phase25/lab00/dispatch_log.py",
+         ("LogDispatch.__torch_dispatch__", "LogFunctions.__torch_function__", "dispatched_ops",
+          "function_calls", "pre_dispatch_ops"),
+         cases=lambda: [(name, (F.linear, *_lab00_inputs()))
+                        for name in ("dispatched_ops", "function_calls", "pre_dispatch_ops")]),
+    Task(LAB00, "part-d", "phase25/lab00/part_d_addmm.py", ("comparisons",),
+         cases=lambda: [("comparisons", ())], calls=("main",)),
+    Task(LAB01, "code", "phase25/lab01/hand_gradients.py",
+         ("linear_backward", "cross_entropy_grad", "sum_of_squares_grad", "hand_gradients",
+          "autograd_gradients"),
+         cases=_part_b, atol=1e-7, parts=GRADIENTS),
+    Task(LAB01, "float64", "phase25/lab01/compare.py", ("max_errors", "comparison"),
+         cases=lambda: [("comparison", ())], calls=("main",), rtol=1e-6),
+    Task(LAB01, "float32", "phase25/lab01/float32_error.py", ("spacing", "worst_element"),
+         cases=lambda: [("spacing", (1.5,)), ("spacing", (0.01,)), ("worst_element", (0,)),
+                        ("worst_element", (3,))], calls=("main",), rtol=1e-6),
+    Task(LAB01, "walk-chain", "phase25/lab01/chain.py", ("walk_by_hand",),
+         cases=lambda: [("walk_by_hand", ())], calls=("main",), atol=1e-7),
+    Task(LAB01, "minigpt", "phase25/lab01/minigpt_head.py", ("head_errors", "sgd_step"),
+         cases=lambda: [("head_errors", ()), ("sgd_step", ())], calls=("main",), rtol=1e-6),
+    Task(LAB01, "exercise-4", "phase25/lab01/exercises.py", ("mse_against_backward",),
+         cases=lambda: [("mse_against_backward", ())], calls=("exercise4",), atol=1e-15),
+    Task(LAB02, "op", "phase25/lab02/ops.py", ("softmax", "softmax_backward", "save_output", "backward"),
+         cases=_softmax_inputs, atol=1e-6, rtol=1e-5, renames=(("nmb::", "mywork::"),)),
+    Task(LAB02, "exercise-3", "phase25/lab02/exercises.py", ("gradcheck_calls",),
+         calls=("exercise3",)),  # its printed counts, held to the page's claims (each gradcheck is slow)
+    Task(LAB03, "part-d-gpu", "phase25/lab03/triton_reading.py", ("classify", "annotate", "pointers", "summary"),
+         cases=_triton_reading),
+    Task(SURVEY, "exercises", "phase25/distributed/exercises.py", ("crossover_by_hand",), number=4,
+         calls=("crossover_by_hand",)),
+    Task(WEEK9, "exercises", "week09/exercises.py", ("which_copy",), number=2,
+         cases=lambda: [("which_copy", ())], calls=("main_copies",)),
+    Task(WEEK9, "exercises", "week09/exercises.py", ("overload_calls",), number=4,
+         cases=lambda: [("overload_calls", ())], calls=("main_overloads",)),
+)
+
+
+def labs() -> dict[str, list[Task]]:
+    """The tasks grouped by lab (snippet folder), in the pages' order."""
+    grouped: dict[str, list[Task]] = {}
+    for task in TASKS:
+        grouped.setdefault(task.lab, []).append(task)
+    return grouped
