@@ -21,7 +21,6 @@ from importlib import metadata
 from pathlib import Path, PurePosixPath
 
 from engine import recordings, render, render_cache
-from engine.bilingual import in_language
 from engine.includes import FENCE, Include, page_includes
 from engine.parity import ANCHOR, ANY_FENCE, HEADING
 from engine.search_split import languages
@@ -207,7 +206,7 @@ def outputs(site, include: Include, lang: str) -> tuple[str | None, list[str]]:
         result = site.executor.run(path, include.call)  # in memory: the page's own run
         if not result.ok:
             raise SnippetError(result.error)
-        main = in_language(result.output, lang)  # a figure drawn in each language: the page's own part
+        main = result.output
         notes.append(f"*{site.built_label(path, lang)}*")
     if "cuda" in devices:
         recording = recordings.current(root, path, include.call)
