@@ -25,8 +25,8 @@ if str(ROOT) not in sys.path:  # the engine package itself, wherever the config 
     sys.path.insert(0, str(ROOT))
 
 from engine import (atomic, background, bilingual, interface, lighter, notebook_html, notebook_pages,  # noqa: E402
-                    notebooks, numerics, pages, reading_time, render, render_cache, search_split, search_text,
-                    sources, store, translations)
+                    not_found, notebooks, numerics, pages, reading_time, render, render_cache, search_split,
+                    search_text, sources, store, translations)
 from engine.execute import SLEEPING_OPENMP, Executor, jobs  # noqa: E402
 from engine.includes import IncludeError, page_includes  # noqa: E402
 from engine.progress import read_timings, save_timings  # noqa: E402
@@ -228,8 +228,8 @@ def on_post_page(output, page, config):
 
 
 def on_post_template(output_content, template_name, config):
-    """The 404 page's markup too (it is no page: on_post_page never sees it)."""
-    return interface.valid(output_content)
+    """The 404 page's markup too (it is no page: on_post_page never sees it), in its language's folder."""
+    return not_found.placed(interface.valid(output_content), template_name, config)
 
 
 @event_priority(-200)  # after static-i18n, whose post-build step builds the other languages

@@ -44,8 +44,8 @@ TEXT = {
     },
     "es": {
         "intro": ("> Este notebook se generó a partir de la página del curso [{title}]({url}). Cada snippet "
-                  "aparece tal como lo muestra la página, seguido de una celda de código que hace la llamada de la "
-                  "página, con la salida que muestra la página, de la misma ejecución. Para ejecutar las celdas, "
+                  "aparece como en la página, seguido de una celda de código que hace la misma llamada, con la "
+                  "salida que muestra la página (de la misma ejecución). Para ejecutar las celdas, "
                   "arranca Jupyter en la raíz de un clon del repositorio del curso (importan sus paquetes "
                   "`snippets` y `engine`) y edita allí los archivos de snippet para experimentar."),
         "setup": "Cada llamada de la página se ejecutó justo después de fijar la semilla 0 en `random`, NumPy y torch; las celdas de abajo hacen lo mismo.",

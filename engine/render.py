@@ -41,6 +41,16 @@ LABELS = {
                    "cuando la salida esté lista.",
     },
 }
+MONTHS = {"es": ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre",
+                 "octubre", "noviembre", "diciembre")}
+
+
+def written_date(date: str, lang: str) -> str:
+    """A recording's date (ISO, as recorded) as the page's language writes it: «26 de noviembre de 2026»."""
+    if lang not in MONTHS:
+        return date
+    year, month, day = (int(part) for part in date.split("-"))
+    return f"{day} de {MONTHS[lang][month - 1]} de {year}"
 
 
 def fence(text: str, info: str) -> str:
@@ -86,11 +96,11 @@ def built_label(lang: str, environment: dict[str, str], triton: bool = False) ->
 
 def drawn_label(lang: str, provenance: dict[str, str]) -> str:
     """A CPU output drawn from a GPU recording carries that recording's provenance."""
-    return LABELS[lang]["drawn"].format(**provenance)
+    return LABELS[lang]["drawn"].format(**{**provenance, "date": written_date(provenance["date"], lang)})
 
 
 def recorded_label(lang: str, provenance: dict[str, str]) -> str:
-    return LABELS[lang]["recorded"].format(**provenance)
+    return LABELS[lang]["recorded"].format(**{**provenance, "date": written_date(provenance["date"], lang)})
 
 
 def tabs(cpu: str, gpu: str, gpu_name: str, lang: str) -> str:

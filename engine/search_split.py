@@ -39,7 +39,7 @@ def _rebase(html: str, lang: str) -> str:
         data = json.loads(match.group(2))
         if not data["base"].endswith(f"/{lang}/"):  # idempotent: each pass may call this
             # the trailing slash matters: the theme resolves "search/..." and result URLs against it
-            data["base"] = f"{data['base']}/{lang}/"
+            data["base"] = f"{data['base'].rstrip('/')}/{lang}/"  # the 404 page's base is absolute: "/"
         return match.group(1) + json.dumps(data) + match.group(3)
 
     return CONFIG.sub(fix, html, count=1)

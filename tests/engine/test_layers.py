@@ -20,7 +20,7 @@ STAGES = {  # bottom first
     "run": ("runner", "child", "forkserver", "progress", "execute"),
     "gpu": ("recordings", "record"),
     "site": ("bilingual", "render", "render_cache", "interface", "lighter", "search_text", "search_split", "weight",
-             "reading_time", "pages"),
+             "reading_time", "not_found", "pages"),
     "notebooks": ("notebooks", "notebook_html", "notebook_pages"),
     "top": ("hooks", "background", "bench", "__init__"),
 }

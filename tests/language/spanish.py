@@ -36,6 +36,7 @@ URL = re.compile(r"\b(?:https?://|www\.)\S+")
 ADMONITION = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?)\s+[\w-]+")
 WORD = re.compile(r"\w+(?:[.'’]\w+)*")
 PERCENT = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)?%")
+STRAIGHT_QUOTES = re.compile(r'"[^"\n]*"')
 DECIMAL_POINT = re.compile(r"(?<![\w.,])\d+\.\d+(?![\w.%]|,\d)")  # PERCENT takes "0.5%"
 DOTTED_AFTER = {  # a dotted number right after one of these words is a version or a section number
     "torch", "pytorch", "python", "triton", "cuda", "cudnn", "numpy", "nccl", "versión", "versiones", "la",
@@ -318,17 +319,32 @@ def page_prose(page: Path) -> str:
     return prose(page.read_text(encoding="utf-8"))
 
 
+@functools.cache
+def kept_term_patterns() -> tuple[re.Pattern, ...]:
+    """Each kept English term of more than one word, as a pattern (plural too)."""
+    return tuple(re.compile(phrase_pattern(term, plural=True), re.I) for term, _ in kept_terms() if " " in term)
+
+
+def inside_kept_terms(text: str) -> list[tuple[int, int]]:
+    """The spans of `text` that kept English terms of several words take ("dispatch key", "key set")."""
+    return [match.span() for pattern in kept_term_patterns() for match in pattern.finditer(text)]
+
+
 def variants_in(name: str, text: str) -> list[Finding]:
     """Every ruled-out variant in the prose `text` (see `prose`), except where it glosses the
-    preferred form in parentheses: "forma (shape)"."""
+    preferred form in parentheses, "forma (shape)", or is part of a kept term ("key" in "dispatch key")."""
     rules, _ = glossary()
     lower = text.lower()
+    kept = inside_kept_terms(text)
     found = {}
     for rule in rules:
         if rule.needle not in lower:
             continue
         for match in rule.pattern.finditer(text):
             if rule.glossed(text[max(0, match.start() - 80):match.start()]):
+                continue
+            if any(start <= match.start() and match.end() <= end and end - start > len(match.group())
+                   for start, end in kept):
                 continue
             line = text.count("\n", 0, match.start()) + 1
             if (line, match.start()) not in found:
@@ -403,6 +419,19 @@ def numbers_in(name: str, text: str) -> list[Finding]:
     return sorted(found, key=lambda finding: finding.line)
 
 
+def quotes_in(name: str, text: str, source: str) -> list[Finding]:
+    """Straight double quotes in prose, where Spanish writes «»: an admonition's title (its quotes are
+    Markdown syntax, `??? note "Título"`) aside; `source` is the page's Markdown, line for line."""
+    found = []
+    for number, (line, written) in enumerate(zip(text.splitlines(), source.splitlines()), 1):
+        if ADMONITION.match(written):
+            continue
+        for match in STRAIGHT_QUOTES.finditer(line):
+            found.append(Finding(name, number, "quotes", match.group(),
+                                 f"{match.group()}: write «{match.group()[1:-1]}» (or code font for text an output prints)"))
+    return found
+
+
 @functools.cache
 def kept_words() -> frozenset[str]:
     """The words of the English terms the glossary keeps, lower case."""
@@ -431,12 +460,14 @@ def english_headings(name: str, text: str, english: frozenset[str]) -> list[Find
 
 
 def findings(page: Path, kind: str) -> list[Finding]:
-    """The page's findings of one kind: "variant", "english", "spelling" or "number"."""
+    """The page's findings of one kind: "variant", "english", "spelling", "number" or "quotes"."""
     text = page_prose(page)
     if kind == "variant":
         return variants_in(page_name(page), text)
     if kind == "number":
         return numbers_in(page_name(page), text)
+    if kind == "quotes":
+        return quotes_in(page_name(page), text, page.read_text(encoding="utf-8"))
     english, misspelt = unknown_words()
     if kind == "english":
         found = english_headings(page_name(page), text, english) + words_in(page_name(page), text, kind, english)
@@ -444,7 +475,7 @@ def findings(page: Path, kind: str) -> list[Finding]:
     return words_in(page_name(page), text, kind, misspelt)
 
 
-KINDS = ("variant", "english", "spelling", "number")
+KINDS = ("variant", "english", "spelling", "number", "quotes")
 
 
 def main() -> None:

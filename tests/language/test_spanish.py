@@ -10,7 +10,7 @@ import pytest
 
 from .spanish import (GENDERS, GLOSSARY, KINDS, STYLE, ROOT, WORDS, classify, code_items, english_headings,
                       findings, hunspell_rejects, kept_terms, numbers_in, occurrences, page_name, plain,
-                      project_words, prose, section, spanish_pages, table, variants_in, words_in)
+                      project_words, prose, quotes_in, section, spanish_pages, table, variants_in, words_in)
 
 PAGES = spanish_pages()
 ENGLISH_STYLE = STYLE.with_name("STYLE.md")
@@ -19,6 +19,7 @@ WHAT = {
     "english": "English words the style guide does not keep (tests/language/STYLE.es.md#style-english)",
     "spelling": "words hunspell es_ES rejects (names and correct words go in tests/language/words.txt)",
     "number": "numbers written the English way (tests/language/STYLE.es.md#style-numbers)",
+    "quotes": "straight double quotes where Spanish writes «» (tests/language/STYLE.es.md#style)",
 }
 
 
@@ -112,3 +113,21 @@ def test_the_checks_read_every_spanish_page():
     assert GLOSSARY in PAGES and len(PAGES) > 10
     assert all(re.search(r"\w", prose(page.read_text(encoding="utf-8"))) for page in PAGES)
     assert ROOT / "docs" / "index.es.md" in PAGES
+
+
+ONE_TERM = """\
+Cada key del key set elige; la dispatch key `CPU` y las dispatch
+keys de autograd no cuentan. El grammar MiniGPT y los patrones de distribuido.
+Los modos de dispatch, un envoltorio, el currículo y la clave (key) de la atención.
+??? note "Título con comillas"
+    Dice "solo conceptos" y `"en código"`.
+"""
+
+
+def test_a_second_rendering_of_a_decided_concept_fails():
+    """A word ruled out alone is allowed inside a kept term ("dispatch key", "key set") and as a gloss."""
+    text = prose(ONE_TERM)
+    found = [(f.line, f.text) for f in variants_in("sample.es.md", text)]
+    assert found == [(1, "key"), (2, "grammar MiniGPT"), (2, "de distribuido"), (3, "modos de dispatch"),
+                     (3, "envoltorio"), (3, "currículo")]
+    assert [(f.line, f.text) for f in quotes_in("sample.es.md", text, ONE_TERM)] == [(5, '"solo conceptos"')]

@@ -4,6 +4,7 @@ around the content (titles, labels, placeholders, the header, footer and search)
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from .test_markup import parsed_page
@@ -60,3 +61,48 @@ def test_the_check_sees_the_interface(built_site):
     english = interface_strings(built_site / "glossary" / "index.html")
     assert {"Permanent link", "Switch to dark mode", "Copy to clipboard"} <= english
     assert {"Enlace permanente", "Cambiar al modo oscuro", "Copiar al portapapeles"} <= spanish
+
+
+# Material's own Spanish wording that a reader in Spain would not write (usted, calques, clipped
+# words): engine/theme/partials/language.html replaces each.
+GENERIC_WORDING = {"Teclee para comenzar búsqueda", "Tabla de contenidos", "Saltar a contenido", "Búsqueda",
+                   "Pie", "Limpiar", "Inicializando búsqueda", "No se encontraron documentos",
+                   "1 documento encontrado", "# documentos encontrados"}
+
+
+def shown(html: str, text: str) -> bool:
+    """Whether the page shows `text` whole: as an element's text, an attribute or a script's string
+    (the table of contents' title too, which `interface_strings` leaves to the headings)."""
+    return re.search(r'[>"]\s*' + re.escape(text) + r'\s*[<"]', html) is not None
+
+
+def test_spanish_pages_show_none_of_the_themes_generic_wording(built_site):
+    pages = sorted((built_site / "es").rglob("*.html"))
+    problems = [f"{page.relative_to(built_site).as_posix()}: {text!r}" for page in pages
+                for text in sorted(GENERIC_WORDING) if shown(page.read_text(encoding="utf-8"), text)]
+    assert pages and not problems, "\n".join(problems)
+    home = (built_site / "es" / "index.html").read_text(encoding="utf-8")
+    assert all(shown(home, text) for text in ("Escribe para empezar a buscar", "Ir al contenido", "En esta página",
+                                              "Pie de página", "Buscar"))
+    assert shown((built_site / "index.html").read_text(encoding="utf-8"), "Table of contents")  # the check sees it
+
+
+def test_spanish_has_its_own_404_page(built_site):
+    spanish, english = (built_site / "es" / "404.html").read_text(encoding="utf-8"), \
+        (built_site / "404.html").read_text(encoding="utf-8")
+    assert re.search(r'<html lang="es"', spanish) and re.search(r'<html lang="en"', english)
+    assert "Página no encontrada" in spanish and "Page not found" not in spanish
+    assert "Escribe para empezar a buscar" in spanish
+    config = json.loads(re.search(r'<script id="__config" type="application/json">(.*?)</script>', spanish, re.S)[1])
+    assert config["base"].endswith("/es/") and not config["base"].startswith("//"), config["base"]  # Spanish search
+
+
+def test_spanish_provenance_dates_are_written_as_in_spain(built_site):
+    """«el 26 de noviembre de 2026», never an ISO date, on every Spanish page that shows a recording."""
+    labels = [label for page in (built_site / "es").rglob("*.html")
+              for label in re.findall(r'class="nmb-provenance">(.*?)</p>', page.read_text(encoding="utf-8"))]
+    dated = [label for label in labels if "grabación" in label or "grabada" in label]
+    assert dated, "no Spanish page shows a recording's provenance"
+    assert not [label for label in labels if re.search(r"\d{4}-\d{2}-\d{2}", label)]
+    assert all(re.search(r", el \d{1,2} de (enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|"
+                         r"octubre|noviembre|diciembre) de \d{4}\.", label) for label in dated), dated
