@@ -11,7 +11,7 @@ from engine.includes import page_includes
 from engine.sources import part_source, snippet_path, source_hash
 from tests.engine.sandbox import Sandbox, include
 
-GPU = {"gpu": "Test GPU", "torch": "x", "triton": "y", "cuda": "z", "python": "3", "date": "d"}
+GPU = {"gpu": "Test GPU", "torch": "x", "triton": "y", "cuda": "z", "python": "3", "date": "2026-01-02"}
 CLAIMED = '''DEVICES = ("cpu", "cuda")
 
 

@@ -71,7 +71,7 @@ def test_missing_and_stale_recordings(sandbox):
     sandbox.page("index", include("gpu.py"))
     assert_fails(sandbox.build(), "no GPU recording of snippets/gpu.py:main()", "make record")
     recordings.save(sandbox.path, file, "main", "on a GPU\n",
-                    {"gpu": "Test GPU", "torch": "x", "triton": "y", "cuda": "z", "python": "3", "date": "d"})
+                    {"gpu": "Test GPU", "torch": "x", "triton": "y", "cuda": "z", "python": "3", "date": "2026-01-02"})
     good = sandbox.build()
     assert good.returncode == 0, good.log
     assert "recorded on Test GPU" in good.page("en").replace("Output recorded", "recorded")

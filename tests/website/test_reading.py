@@ -50,8 +50,13 @@ def _block(node):
 
 
 def sentence_before(output) -> bool:
-    """Prose right before the output's snippet block (code blocks and folded modules may sit in between)."""
-    before = _block(output).find_previous_sibling()
+    """Prose right before the output's snippet block (code blocks and folded modules may sit in between),
+    or, for an output folded in a collapsed block, right before that block."""
+    return _prose_before(_block(output)) or (fold := output.find_parent("details")) is not None and _prose_before(fold)
+
+
+def _prose_before(node) -> bool:
+    before = node.find_previous_sibling()
     while before is not None and CODE & set(before.get("class") or []):
         before = before.find_previous_sibling()
     return before is not None and before.name == "p" and len(before.get_text(" ", strip=True).split()) >= 4
