@@ -59,6 +59,11 @@ class Output:
         """Lines that contain `needle`."""
         return sum(needle in line for line in self.lines)
 
+    @property
+    def desc(self) -> str:
+        """The text of the first figure description (`<desc>`) in the output: the English one, drawn first."""
+        return self.text.split("<desc>")[1].split("</desc>")[0]
+
     def line(self, needle: str) -> str:
         """The one line that contains `needle` (an error when none or several do)."""
         found = [line for line in self.lines if needle in line]

@@ -133,7 +133,7 @@ def main():
 
 def claim_one_call(main):
     """#stack-map: the call is linear in Python, t and addmm in ATen, through AutogradCPU, ADInplaceOrView, BackendSelect and CPU, on the CPU; autograd records AddmmBackward0 and Dynamo captures one graph of linear."""
-    desc = main.text.split("<desc>")[1].split("</desc>")[0]
+    desc = main.desc
     return ("Python: torch functions: linear (" in desc
             and "dispatcher: dispatch keys: AutogradCPU &gt; ADInplaceOrView &gt; BackendSelect &gt; CPU (" in desc
             and "ATen operators: aten.t.default, aten.addmm.default (" in desc and "device: cpu (" in desc

@@ -127,7 +127,7 @@ def main():
 
 def claim_two_passes(main):
     """#backward-kernel: at 4096 columns the kernel reads the whole row twice (first asking L2 to keep it) and writes dx once; at 32000 columns it reads the first chunk, reads the kept last chunk once and writes its dx, then reads the first chunk again and writes its dx."""
-    desc = main.text.split("<desc>")[1].split("</desc>")[0]
+    desc = main.desc
     narrow, wide = desc.split("; ")
     return (narrow.endswith("1. load y, dy columns 0..4095 (keep in L2), 2. load y, dy columns 0..4095 (evict first), "
                             "3. store dx columns 0..4095 (no hint)")

@@ -99,7 +99,7 @@ def main():
 
 def claim_what_each_sends(main):
     """#traffic: DDP sends one all-reduce, in backward; FSDP2 three all-gathers in forward, then two all-gathers and three reduce-scatters in backward, the most bytes; tensor parallel two all-reduces in forward and two in backward, each one batch of activations; stage 0 sends four micro-batches forward and receives four back, stage 1 the reverse, the fewest bytes; nothing in the optimizer step."""
-    desc = main.text.split("<desc>")[1].split("</desc>")[0]
+    desc = main.desc
     rows = dict(row.split(": ", 1) for row in re.split(r"; (?=[A-Z][\w ]* rank \d: )", desc))
     sent = {name: int(row.rsplit("sent ", 1)[1].split()[0].replace(",", "")) for name, row in rows.items()}
     activations = 8 * 16 * 64 * 4

@@ -66,7 +66,7 @@ def main():
 
 def claim_opaque_and_inlined(main):
     """#triton-op: in the recorded forward, custom_op's softmax is a call to torch.ops.nmb.softmax.default after the addmm; triton_op's is softmax_kernel_0.run, a kernel of Inductor's module."""
-    desc = main.text.split("<desc>")[1].split("</desc>")[0]
+    desc = main.desc
     custom, triton = desc.split("; triton_op: ")
     return (custom == "custom_op: nmb::softmax: extern_kernels.addmm, a library call (BLAS) &gt; "
                       "torch.ops.nmb.softmax.default, opaque: Inductor calls the op"

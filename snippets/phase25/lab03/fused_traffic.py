@@ -101,7 +101,7 @@ def main():
 
 def claim_fewer_bytes(main):
     """#part-c: op by op the softmax reads 24,016 B and writes 14,416 B; the fused kernel reads only the addmm output, 4,800 B, and writes the probabilities plus the row maxima and sums, 4,816 B."""
-    desc = main.text.split("<desc>")[1].split("</desc>")[0]
+    desc = main.desc
     eager, fused = desc.split("; fused by Inductor: ")
     return (eager.endswith("in all: 24,016 B read, 14,416 B written")
             and fused.startswith("cpp_fused__softmax_0: reads 4,800 B, writes 4,816 B"))

@@ -110,7 +110,7 @@ def main():
 
 def claim_letters(main):
     """#gemm-cpu: MKL logs SGEMM(T,N,4,2,3,...) for the small linear; W's bytes read column-major are W transposed (w00 w10 w20 w30 on the first row), x's are x transposed (x00 x10)."""
-    desc = main.text.split("<desc>")[1].split("</desc>")[0]
+    desc = main.desc
     read_w = [line.split(">")[1].split("<")[0] for line in main.lines if 'font-size="11" text-anchor="middle"' in line]
     return (desc.startswith("MKL logs SGEMM(T,N,4,2,3,...)") and "so the letter is T" in desc and "letter N" in desc
             and read_w[12:16] == ["w00", "w10", "w20", "w30"])

@@ -86,7 +86,7 @@ def main():
 
 def claim_grid(main):
     """#special-keys: the call's key set is AutogradCPU, ADInplaceOrView, BackendSelect, CPU and addmm's walk visits all four, falling through the middle two; t and add_ have kernels at ADInplaceOrView, linear at AutocastCPU, empty at BackendSelect, and linear's autograd cell is a math kernel."""
-    desc = main.text.split("<desc>")[1].split("</desc>")[0]
+    desc = main.desc
     rows = dict(row.split(": ", 1) for row in desc.split("; ")[:6])  # a row per operator
     return ("the addmm call's key set is AutogradCPU, ADInplaceOrView, BackendSelect, CPU; "
             "its walk visits AutogradCPU &gt; ADInplaceOrView &gt; BackendSelect &gt; CPU" in desc

@@ -79,7 +79,7 @@ def main():
 
 def claim_queue_order(main):
     """#reverse-traversal: after NllLossBackward0, LogSoftmaxBackward0 is alone in the queue; after AddmmBackward0 the queue holds AccumulateGrad(b), AccumulateGrad(x) and TBackward0, in that order, and the last step leaves it empty."""
-    desc = main.text.split("<desc>")[1].split("</desc>")[0]
+    desc = main.desc
     return (desc.startswith("step 1: NllLossBackward0 runs; ready queue after it: LogSoftmaxBackward0; step 2: ")
             and "AddmmBackward0 runs; ready queue after it: AccumulateGrad(b), AccumulateGrad(x), TBackward0; step 4: " in desc
             and desc.endswith("ready queue after it: empty"))

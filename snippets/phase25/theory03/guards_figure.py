@@ -85,7 +85,7 @@ def main():
 
 def claim_hit_miss(main):
     """#recompilation: batch 3 fails graph 0's size guard and compiles graph 1, batch 5 hits graph 1 with no failure logged for graph 0, batch 1 fails both and compiles graph 2."""
-    desc = main.text.split("<desc>")[1].split("</desc>")[0]
+    desc = main.desc
     rows = desc.split("; ")
     return (rows[0] == "call with batch 2: graph 0 compiled"
             and rows[1].startswith("call with batch 3: graph 0 guard fails (tensor 'x' size mismatch at index 0. expected 2, actual 3), graph 1 compiled")
