@@ -49,7 +49,7 @@ TEXT = {
                   "arranca Jupyter en la raíz de un clon del repositorio del curso (importan sus paquetes "
                   "`snippets` y `engine`) y edita allí los archivos de snippet para experimentar."),
         "setup": "Cada llamada de la página se ejecutó justo después de fijar la semilla 0 en `random`, NumPy y torch; las celdas de abajo hacen lo mismo.",
-        "isolate": "La compilación ejecutó esta llamada en un proceso de Python propio (`engine.child`), y la celda de abajo también.",
+        "isolate": "Al generar el sitio, esta llamada se ejecutó en un proceso de Python propio (`engine.child`), y la celda de abajo hace lo mismo.",
         "gpu": "Esta llamada necesita una GPU NVIDIA: la salida de abajo se grabó en una.",
         "gpu_also": "La misma llamada, grabada en una GPU NVIDIA:",
         "page_title": "{title} (notebook)",
