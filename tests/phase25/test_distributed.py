@@ -326,16 +326,18 @@ def stalling(folder: Path, timeout: float = 120) -> None:
 
 def test_the_deadline_stops_torchrun_which_stops_every_rank_and_shows_where_it_was(tmp_path):
     def stall_past_the_deadline():
-        process = torchrun.start(torchrun.standalone(faults.__name__, "stall"), tmp_path)
+        # --tee=3: each rank writes to a file of its own, which the agent prints line by line under the rank's
+        # prefix, so the two ranks' dumps, written at the same moment a few characters at a time, stay apart
+        process = torchrun.start(["--tee=3", *torchrun.standalone(faults.__name__, "stall")], tmp_path)
         stalling(tmp_path)
         return torchrun.tidy(torchrun.finish(process, tmp_path, deadline=0))
 
     output, left = run_tagged(stall_past_the_deadline)
     assert "(torchrun stopped by the 0 s deadline, exit code 1)" in output
     assert output.count("Sending process <pid of a rank> closing signal SIGTERM") == 2
-    # faulthandler: where each rank was when the agent passed SIGTERM on; both ranks dump at once, a word
-    # per write, so their lines interleave, but a function's name is one write and stays whole
-    assert len(re.findall(r"\bstall\b", output)) == 2
+    for rank in (0, 1):  # faulthandler: where each rank was when the agent passed SIGTERM on
+        assert re.search(rf'^\[default{rank}\]:  File "snippets/phase25/distributed/faults.py", line \d+ in stall$',
+                         output, re.M), output
     assert "SignalException: Process <pid of the agent> got signal: 15" in output
     assert left == []
 
