@@ -32,9 +32,9 @@ def stack() -> list[dict]:
     layers = []
     for key in by_priority(carried | included):
         row = None if key in excluded else rows[key]
-        layers.append({"key": key, "sources": [s for s, has in (("tensors", key in carried), ("include", key in included)) if has],
-                       "removed": row is None, "fallthrough": row is not None and row.fallthrough,
-                       "kind": row and row.kind, "file": row and row.where.split("/")[-1].split(":")[0],
+        sources = [s for s, has in (("tensors", key in carried), ("include", key in included)) if has]
+        layers.append({"key": key, "sources": sources, "removed": row is None,
+                       "fallthrough": row is not None and row.fallthrough, "kind": row and row.kind, "file": row and row.where.split("/")[-1].split(":")[0],
                        "visited": key in visited})
     return layers
 
