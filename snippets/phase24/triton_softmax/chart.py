@@ -17,7 +17,7 @@ WORDS = {
            "heading": "{pass_name}: share of the peak copy bandwidth ({peak} GB/s), and median time",
            "bar": "{impl}, {shape}: {us} µs, {share} of the peak", "impls": {}, "comma": False},
     "es": {"title": "softmax, {pass_name}: fracción del ancho de banda máximo de copia ({peak} GB/s)",
-           "heading": "{pass_name}: fracción del ancho de banda máximo de copia ({peak} GB/s) y tiempo mediano",
+           "heading": "{pass_name}: fracción del máximo de copia ({peak} GB/s) y tiempo mediano",
            "bar": "{impl}, {shape}: {us} µs, {share} del máximo",
            "impls": {"copy": "copia", "triton (ours)": "triton (el nuestro)"}, "comma": True},
 }
@@ -50,7 +50,8 @@ def svg_chart(peak_gbps: float, timings: list[Timing], pass_name: str, lang: str
              f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12" fill="currentColor" role="img" '
              f'lang="{lang}">',
              f'<title>{escape(words["title"].format(pass_name=pass_name, peak=peak))}</title>',
-             f'<text x="{left}" y="16" font-weight="bold">{escape(words["heading"].format(pass_name=pass_name, peak=peak))}</text>']
+             f'<text x="{left}" y="16" font-weight="bold">'
+             f'{escape(words["heading"].format(pass_name=pass_name, peak=peak))}</text>']
     for i, impl in enumerate(IMPLS):
         x = left + i * 120
         parts.append(f'<rect x="{x}" y="27" width="11" height="11" fill="{COLORS[impl]}"/>'

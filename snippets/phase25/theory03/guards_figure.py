@@ -24,7 +24,7 @@ WORDS = {
 }
 # The guard failures torch reports in English, as the Spanish drawing says them; any other is shown as torch wrote it.
 SIZE_MISMATCH = re.compile(r"tensor '(\w+)' size mismatch at index (\d+)\. expected (\d+), actual (\d+)")
-GUARDS = {"es": r"el tamaño de '\1' no coincide en el índice \2. Se esperaba \3, llega \4"}
+GUARDS = {"es": r"el tamaño de '\1' no coincide en el índice \2. Se esperaba \3, hay \4"}
 
 
 def said(guard: str, lang: str) -> str:
