@@ -13,6 +13,7 @@ engine/notebooks.py builds, with notebook_html's repairs, replaces this module a
 from __future__ import annotations
 
 import html
+import json
 import logging
 import re
 from pathlib import Path, PurePosixPath
@@ -22,6 +23,7 @@ from mkdocs.structure.files import File
 from mkdocs.structure.toc import get_toc
 
 from engine import notebook_html, notebooks, render_cache, translations
+from engine.bilingual import in_language
 from engine.pages import StillRunning
 from engine.render import LABELS
 from engine.includes import IncludeError
@@ -31,6 +33,22 @@ from engine.sources import SnippetError
 
 log = logging.getLogger("mkdocs.engine")
 DIAGRAM_ALT = re.compile(r'(<img alt=")([^"]*)(" src="data:image/svg\+xml;base64,)')
+WORDS = re.compile(r"^\*\*(.+?)\*\* (.*)\n\{ #([\w-]+) \}[ \t]*$", re.MULTILINE)  # snippets/figure.py's paragraph
+
+
+def shown(notebook: str, lang: str) -> str:
+    """The notebook as its page shows it: each figure (a Markdown output drawn in every language) in the
+    page's language only, as the lab page shows it, and its words a paragraph with the id its SVG names
+    (Jupyter's Markdown has no `{ #id }`).
+    The `.ipynb` keeps every language's drawing, as the kernel prints them."""
+    data = json.loads(notebook)
+    for cell in data["cells"]:
+        for output in cell.get("outputs", []):
+            text = output.get("data", {}).get("text/markdown")
+            if text is not None:
+                text = in_language("".join(text), lang)
+                output["data"]["text/markdown"] = WORDS.sub(r'<p id="\3"><strong>\1</strong> \2</p>', text)
+    return json.dumps(data)
 
 
 def add(files, config):
@@ -69,7 +87,8 @@ def convert_ahead(config, site, processes: int) -> None:
     for lang, labs in lab_sources(Path(config.docs_dir), [default, *others]).items():
         for lab in labs:
             try:
-                made.append(notebooks.to_json(notebooks.lab_notebook(site, config, lab, lang), render_cache.STORE))
+                made.append(shown(notebooks.to_json(notebooks.lab_notebook(site, config, lab, lang),
+                                                    render_cache.STORE), lang))
             except (StillRunning, IncludeError, SnippetError):
                 continue  # its page says why
     notebook_html.convert_ahead(made, Layout(site.root).notebook_html, processes)
@@ -92,7 +111,7 @@ def render(page, config, site) -> str | None:
     except (IncludeError, SnippetError) as error:
         log.warning("engine: no notebook for [%s] %s: %s", lang, lab.src_uri, error)
         return None
-    content, toc = notebook_html.render(notebook, Layout(site.root).notebook_html)
+    content, toc = notebook_html.render(shown(notebook, lang), Layout(site.root).notebook_html)
     content = DIAGRAM_ALT.sub(lambda m: m[1] + html.escape(notebooks.TEXT[lang]["diagram"].format(
         title=html.unescape(m[2]))) + m[3], content)  # the SVG's title, in words of the page's language
     name = notebooks.notebook_name(lab.src_uri, lang, languages(config)[0])

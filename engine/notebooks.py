@@ -58,9 +58,10 @@ TEXT = {
 }
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---[ \t]*\n", re.DOTALL)
 HEADING_ATTRS = re.compile(r"[ \t]*\{[^}\n]*\}[ \t]*$")
+PARAGRAPH_ID = re.compile(r"^((?:[^\s{][^\n]*\n)+)\{ #([\w-]+) \}[ \t]*$", re.MULTILINE)  # a paragraph's `{ #id }`
 LINK = re.compile(r"(!?\[[^\]]*\]\()([^)\s]+)([^)]*\))")
-BLOCK = re.compile(r"^(?:(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?:[ \t]+\"(?P<title>[^\"]*)\")?|===[ \t]+\"(?P<tab>[^\"]*)\")[ \t]*\n"
-                   r"(?P<body>(?:(?:[ \t]{4}.*)?\n)*)", re.MULTILINE)
+BLOCK = re.compile(r"^(?P<indent>[ \t]*)(?:(?:!!!|\?\?\?\+?)[ \t]+[\w-]+(?:[ \t]+\"(?P<title>[^\"]*)\")?"
+                   r"|===[ \t]+\"(?P<tab>[^\"]*)\")[ \t]*\n(?P<body>(?:(?:(?P=indent)[ \t]{4}.*)?\n)*)", re.MULTILINE)
 
 
 def is_lab(src_uri: str) -> bool:
@@ -149,7 +150,7 @@ def unfold(markdown: str) -> str:
         if not FENCE.search(textwrap.dedent(match["body"])):
             return match[0]  # no include inside: quoted by _prose_only, as before
         title = match["title"] or match["tab"]
-        return (f"**{title}**\n\n" if title else "") + textwrap.dedent(match["body"]).lstrip("\n")
+        return (f"{match['indent']}**{title}**\n\n" if title else "") + textwrap.dedent(match["body"]).lstrip("\n")
 
     return BLOCK.sub(opened, markdown)
 
@@ -163,12 +164,13 @@ def _heading(match: re.Match) -> str:
 
 def _prose_only(text: str, src: str, base: str, use_directory_urls: bool) -> str:
     text = HEADING.sub(_heading, text)
+    text = PARAGRAPH_ID.sub(r'<div id="\2">\n\n\1\n</div>', text)  # Jupyter's Markdown has no `{ #id }`
 
     def block(match: re.Match) -> str:
         title = match["title"] or match["tab"]
         body = textwrap.dedent(match["body"]).strip("\n")
         lines = ([f"**{title}**", ""] if title else []) + body.splitlines()
-        return "\n".join(f"> {line}".rstrip() for line in lines) + "\n\n"
+        return "\n".join(f"{match['indent']}> {line}".rstrip() for line in lines) + "\n\n"
 
     text = BLOCK.sub(block, text)
     return _site_links(text, src, base, use_directory_urls)

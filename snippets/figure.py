@@ -62,10 +62,11 @@ def svg(width: float, height: float, body: list[str], title: str, desc: str, nam
 
 def in_languages(name: str, draw: Callable[[str], tuple[str, str]]) -> str:
     """Each language's drawing, `draw(lang) -> (svg, words)`, after the line that names its language,
-    its words a paragraph `#{name}-text` under it (the SVG's aria-describedby)."""
+    its words (if any: a figure its <desc> describes alone has none) a paragraph `#{name}-text` under it
+    (the SVG's aria-describedby)."""
     parts = []
     for lang in LANGS:
         picture, words = draw(lang)
-        parts.append(f"<!-- nmb-lang: {lang} -->\n{picture.strip()}\n\n**{IN_WORDS[lang]}** {words}\n"
-                     f"{{ #{name}-text }}\n")
+        said = f"\n**{IN_WORDS[lang]}** {words}\n{{ #{name}-text }}\n" if words else ""
+        parts.append(f"<!-- nmb-lang: {lang} -->\n{picture.strip()}\n{said}")
     return "\n".join(parts)

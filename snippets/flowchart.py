@@ -62,6 +62,6 @@ def svg(boxes: list[Box], links: list[Link], title: str, desc: str, name: str, l
         parts += _box(box, centre - width / 2, y, width)
         y += len(box.lines) * LINE + PAD
         if i < len(links):
-            parts += _link(links[i], centre, y, f"{name}-arrow")
+            parts += _link(links[i], centre, y, figure.marker(name, lang))
             y += GAP
     return figure.svg(total, y + MARGIN, parts, title, desc, name, lang, described)

@@ -34,7 +34,7 @@ WORDS = {
            "storage": "the storage is one row of {total} cells holding {first} to {last}; "},
     "es": {"meta": "forma {shape}, strides {stride}, storage_offset {offset}, contigua {contiguous}",
            "summary": "{name}: {meta}; llega a las celdas {cells} de las {total} del almacenamiento",
-           "offset": "offset {n}", "dim": "dim {d}: +{stride}", "title": "Celdas del almacenamiento que leen {names}",
+           "offset": "offset {n}", "dim": "dimensión {d}: +{stride}", "title": "Celdas del almacenamiento que leen {names}",
            "storage": "el almacenamiento es una fila de {total} celdas con los valores del {first} al {last}; "},
 }
 

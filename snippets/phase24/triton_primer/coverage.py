@@ -1,4 +1,5 @@
-"""Which program wrote which element: a kernel that stores its own program id, and a picture of the result."""
+"""Which program wrote which element: a kernel that stores its own program id, and a picture of the result
+in each language."""
 
 from html import escape
 
@@ -6,7 +7,16 @@ import torch
 import triton
 import triton.language as tl
 
+from snippets import figure
 from snippets.phase24.triton_primer.vector_add import grid
+
+WORDS = {
+    "en": {"none": "elements no program wrote", "header": "program  elements    lanes used  lanes masked",
+           "top": "x: {n} elements; grid = {grid}, BLOCK = {block}; hatched: masked lanes"},
+    "es": {"none": "elementos que ningún programa escribió",
+           "header": "programa  elementos   lanes usados  lanes enmascarados",
+           "top": "x: {n} elementos; grid = {grid}, BLOCK = {block}; rayado: lanes enmascarados"},
+}
 
 
 @triton.jit
@@ -33,37 +43,36 @@ def spans(owner: torch.Tensor, block: int) -> list[tuple[int, int, int, int]]:
     return rows
 
 
-def table(n: int, block: int) -> str:
+def table(n: int, block: int, lang: str = "en") -> str:
     """The spans as a text table: the diagram's text alternative."""
-    owner = owners(n, block)
-    lines = [f"n = {n}, BLOCK = {block}, grid = {grid(n, block)}, elements no program wrote: "
-             f"{(owner == -1).sum().item()}",
-             "program  elements    lanes used  lanes masked"]
+    owner, words = owners(n, block), WORDS[lang]
+    lines = [f"n = {n}, BLOCK = {block}, grid = {grid(n, block)}, {words['none']}: {(owner == -1).sum().item()}",
+             words["header"]]
     for pid, first, last, masked in spans(owner, block):
         lines.append(f"{pid:>7}  {f'{first}..{last}':<10}  {last - first + 1:>10}  {masked:>12}")
     return "\n".join(lines)
 
 
-def svg(n: int, block: int, width: int = 640) -> str:
+def svg(n: int, block: int, lang: str, width: int = 640) -> str:
     """The programs' blocks side by side over the tensor: used lanes filled, masked lanes hatched."""
-    owner = owners(n, block)
+    owner, hatch = owners(n, block), f"masked-lanes-{lang}"
     lanes = grid(n, block)[0] * block
     scale, top, bar = (width - 40) / lanes, 34, 44
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + bar + 40}" '
              f'viewBox="0 0 {width} {top + bar + 40}" font-family="monospace" font-size="12" '
-             'fill="currentColor" stroke="currentColor" role="img">',
-             f"<title>{escape(table(n, block))}</title>",
-             '<defs><pattern id="masked-lanes" width="6" height="6" patternUnits="userSpaceOnUse" '
+             f'fill="currentColor" stroke="currentColor" role="img" lang="{lang}">',
+             f"<title>{escape(table(n, block, lang))}</title>",
+             f'<defs><pattern id="{hatch}" width="6" height="6" patternUnits="userSpaceOnUse" '
              'patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="6" stroke-width="2"/></pattern></defs>',
-             f'<text x="20" y="18" stroke="none">x: {n} elements; grid = {grid(n, block)}, BLOCK = {block}; '
-             'hatched: masked lanes</text>']
+             f'<text x="20" y="18" stroke="none">'
+             f'{escape(WORDS[lang]["top"].format(n=n, grid=grid(n, block), block=block))}</text>']
     for pid, first, last, masked in spans(owner, block):
         x0, used = 20 + pid * block * scale, (last - first + 1) * scale
         parts.append(f'<rect x="{x0:.1f}" y="{top}" width="{used:.1f}" height="{bar}" '
                      f'fill="{"#1565c0" if pid % 2 else "#2e7d32"}" fill-opacity="0.25"/>')
         if masked:
             parts.append(f'<rect x="{x0 + used:.1f}" y="{top}" width="{masked * scale:.1f}" height="{bar}" '
-                         'fill="url(#masked-lanes)" stroke-opacity="0.5"/>')
+                         f'fill="url(#{hatch})" stroke-opacity="0.5"/>')
         parts.append(f'<text x="{x0 + used / 2:.1f}" y="{top + bar / 2 + 4}" text-anchor="middle" '
                      f'stroke="none">pid {pid}</text>')
         parts.append(f'<text x="{x0 + 2:.1f}" y="{top + bar + 16}" stroke="none" font-size="10">{first}</text>')
@@ -78,7 +87,7 @@ def main():
 
 
 def main_svg():
-    print(svg(1000, 256))
+    print(figure.in_languages("coverage", lambda lang: (svg(1000, 256, lang), "")))
 
 
 def claim_every_element_once(main):
@@ -95,4 +104,5 @@ def claim_last_program_masks_24(main):
 
 def claim_diagram_hatches_one_block(main_svg):
     """#coverage: four blocks, and only program 3's block has masked (hatched) lanes."""
-    return main_svg.text.count(">pid ") == 4 and main_svg.text.count('fill="url(#masked-lanes)"') == 1
+    english = main_svg.text.split("<!-- nmb-lang: es -->")[0]
+    return english.count(">pid ") == 4 and english.count('fill="url(#masked-lanes-en)"') == 1

@@ -1,9 +1,11 @@
-"""What each pattern sends in one training step, drawn from a measured run: calls by pass, kind, bytes."""
+"""What each pattern sends in one training step, drawn from a measured run: calls by pass, kind, bytes, in
+each language."""
 
 from __future__ import annotations
 
 from html import escape
 
+from snippets import figure
 from snippets.phase25.distributed import compare, torchrun
 from snippets.phase25.distributed.comm import ring_bytes_sent
 from snippets.phase25.distributed.report import PHASES
@@ -17,6 +19,14 @@ COLOURS = {"all_reduce": "#1565c0", "all_gather": "#2e7d32", "reduce_scatter": "
            "send": "#6a1b9a", "recv": "#ef6c00"}
 LABEL, TOTAL, LINE, TOP = 90, 170, 16, 40  # widths of the first and last columns, line height, header
 CELLS = {"forward": 200, "backward": 220, "optimizer": 90}  # the passes' columns
+WORDS = {
+    "en": {"title": "What DDP, FSDP2, TP and PP (GPipe) send in one training step of the MiniGPT on {world} ranks, "
+                    "batch {batch}", "passes": {}, "sent": "sent per step", "total": "sent {bytes} B",
+           "nothing": "nothing", "rank": "rank {rank}", "thousands": ","},
+    "es": {"title": "Lo que envían DDP, FSDP2, TP y PP (GPipe) en un paso de entrenamiento del MiniGPT en {world} "
+                    "ranks, batch {batch}", "passes": {"optimizer": "optimizador"}, "sent": "enviado por paso",
+           "total": "enviado: {bytes} B", "nothing": "nada", "rank": "rank {rank}", "thousands": "\u00a0"},
+}
 
 
 def measure(batch: int = BATCH) -> dict[tuple[str, int], list[list]]:
@@ -36,29 +46,38 @@ def traffic(calls: list[list]) -> dict[str, dict[str, list[int]]]:
     return table
 
 
-def describe(name: str, rank: int, table: dict) -> str:
+def grouped(count: int, lang: str) -> str:
+    """A byte count with its thousands grouped as the language groups them."""
+    return f"{count:,}".replace(",", WORDS[lang]["thousands"])
+
+
+def describe(name: str, rank: int, table: dict, lang: str) -> str:
     """One row of the diagram in words."""
-    parts = [f"{phase}: " + (", ".join(f"{n} {kind} ({sent:,} B)" for kind, (n, sent) in kinds.items())
-                             or "nothing") for phase, kinds in table.items()]
+    words = WORDS[lang]
+    parts = [f"{words['passes'].get(phase, phase)}: " + (", ".join(
+        f"{n} {kind} ({grouped(sent, lang)} B)" for kind, (n, sent) in kinds.items()) or words["nothing"])
+             for phase, kinds in table.items()]
     total = sum(sent for kinds in table.values() for _, sent in kinds.values())
-    return f"{name} rank {rank}: " + "; ".join(parts) + f"; sent {total:,} B"
+    return (f"{name} {words['rank'].format(rank=rank)}: " + "; ".join(parts)
+            + "; " + words["total"].format(bytes=grouped(total, lang)))
 
 
-def cell(calls: list[list], phase: str, x: float, y: float) -> list[str]:
+def cell(calls: list[list], phase: str, x: float, y: float, lang: str) -> list[str]:
     """One pass of one row: a chip per call in the order they ran, then a line per kind."""
     mine = [kind for p, kind, _ in calls if p == phase]
     parts = [f'<rect x="{x + 12 * i}" y="{y}" width="9" height="14" fill="{COLOURS[kind]}"/>'
              for i, kind in enumerate(mine)]
     kinds = traffic(calls)[phase]
     for j, (kind, (n, sent)) in enumerate(kinds.items()):
-        parts.append(f'<text x="{x}" y="{y + 28 + LINE * j}" font-size="11">{n} {kind} {sent:,} B</text>')
+        parts.append(f'<text x="{x}" y="{y + 28 + LINE * j}" font-size="11">{n} {kind} {grouped(sent, lang)} B</text>')
     if not kinds:
-        parts.append(f'<text x="{x}" y="{y + 11}" font-size="11">nothing</text>')
+        parts.append(f'<text x="{x}" y="{y + 11}" font-size="11">{WORDS[lang]["nothing"]}</text>')
     return parts
 
 
-def svg(measured: dict[tuple[str, int], list[list]]) -> str:
+def svg(measured: dict[tuple[str, int], list[list]], lang: str) -> str:
     """Rows of (pattern, rank), columns of passes, and a bar of the bytes each rank sends per step."""
+    words = WORDS[lang]
     tables = {key: traffic(calls) for key, calls in measured.items()}
     totals = {key: sum(s for kinds in t.values() for _, s in kinds.values()) for key, t in tables.items()}
     heights = {key: max(1, *(len(kinds) for kinds in t.values())) * LINE + 32 for key, t in tables.items()}
@@ -67,34 +86,32 @@ def svg(measured: dict[tuple[str, int], list[list]]) -> str:
     width, largest = right + TOTAL, max(totals.values())
     height = TOP + sum(heights.values()) + 40
     body, y = [], TOP
-    headers = [(lefts[phase], phase) for phase in PHASES] + [(right, "sent per step")]
+    headers = [(lefts[phase], words["passes"].get(phase, phase)) for phase in PHASES] + [(right, words["sent"])]
     body += [f'<text x="{x}" y="24" font-weight="bold">{escape(text)}</text>' for x, text in headers]
     for (name, rank), calls in measured.items():
         body += [f'<line x1="0" y1="{y}" x2="{width}" y2="{y}" stroke="currentColor" stroke-opacity="0.3"/>',
                  f'<text x="8" y="{y + 20}">{escape(name)}</text>',
-                 f'<text x="8" y="{y + 36}" font-size="11">rank {rank}</text>']
+                 f'<text x="8" y="{y + 36}" font-size="11">{words["rank"].format(rank=rank)}</text>']
         for phase in PHASES:
-            body += cell(calls, phase, lefts[phase], y + 8)
+            body += cell(calls, phase, lefts[phase], y + 8, lang)
         bar = (TOTAL - 20) * totals[(name, rank)] / largest
         body += [f'<rect x="{right}" y="{y + 8}" width="{bar:.1f}" height="14" '
                  'fill="currentColor" fill-opacity="0.35"/>',
-                 f'<text x="{right}" y="{y + 36}" font-size="11">{totals[(name, rank)]:,} B</text>']
+                 f'<text x="{right}" y="{y + 36}" font-size="11">{grouped(totals[(name, rank)], lang)} B</text>']
         y += heights[(name, rank)]
     for i, (kind, colour) in enumerate(COLOURS.items()):
         x = 8 + 140 * i
         body += [f'<rect x="{x}" y="{y + 14}" width="9" height="14" fill="{colour}"/>',
                  f'<text x="{x + 14}" y="{y + 26}" font-size="11">{kind}</text>']
-    desc = "; ".join(describe(name, rank, tables[(name, rank)]) for name, rank in measured)
-    return "\n".join([
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-        'font-family="monospace" font-size="13" fill="currentColor" role="img" '
-        'aria-describedby="traffic-diagram-text">',
-        f"<title>What DDP, FSDP2, TP and PP (GPipe) send in one training step of the MiniGPT on {WORLD} ranks, "
-        f"batch {BATCH}</title>", f"<desc>{escape(desc)}</desc>", *body, "</svg>"]) + "\n"
+    desc = "; ".join(describe(name, rank, tables[(name, rank)], lang) for name, rank in measured)
+    title = words["title"].format(world=WORLD, batch=BATCH)
+    body = ['<g stroke="none">', *body, "</g>"]  # only the rules are stroked, as each says
+    return figure.svg(width, height, body, title, desc, "traffic-diagram", lang, described=True)
 
 
 def main():
-    print(svg(measure()))
+    measured = measure()
+    print(figure.in_languages("traffic-diagram", lambda lang: (svg(measured, lang), "")))
 
 
 def claim_what_each_sends(main):

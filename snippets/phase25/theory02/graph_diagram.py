@@ -1,12 +1,16 @@
-"""A diagram of the live graph, drawn from the walk: as a text tree, and as an SVG picture."""
+"""A diagram of the live graph, drawn from the walk: as a text tree, and as an SVG picture in each language."""
 
 from html import escape
 
 import torch
 import torch.nn.functional as F
 
+from snippets import figure
 from snippets.phase25.lab00.part_a_baseline import make_inputs
 from snippets.phase25.theory02.graph_walk import label, walk
+
+WORDS = {"en": {"none": "None (this input needs no gradient)", "again": "  (drawn above)"},
+         "es": {"none": "None (esta entrada no necesita gradiente)", "again": "  (dibujado arriba)"}}
 
 
 def head_loss():
@@ -16,8 +20,9 @@ def head_loss():
     return F.cross_entropy(F.linear(x, W, b), target), {"x": x, "W": W, "b": b}
 
 
-def tree_text(root, leaves) -> str:
+def tree_text(root, leaves, lang: str = "en") -> str:
     """The graph as an indented tree; a node reached twice is drawn once and referred to after."""
+    words = WORDS[lang]
     nodes, edges = walk(root)
     drawn, lines = {0}, [label(root, leaves)]
 
@@ -26,9 +31,9 @@ def tree_text(root, leaves) -> str:
         for n, edge in enumerate(children):
             last = n == len(children) - 1
             if edge.child is None:
-                text = "None (this input needs no gradient)"
+                text = words["none"]
             else:
-                again = "  (drawn above)" if edge.child in drawn else ""
+                again = words["again"] if edge.child in drawn else ""
                 text = label(nodes[edge.child], leaves) + again
             lines.append(f"{prefix}{'└── ' if last else '├── '}[{edge.slot}] {text}")
             if edge.child is not None and edge.child not in drawn:
@@ -39,8 +44,9 @@ def tree_text(root, leaves) -> str:
     return "\n".join(lines)
 
 
-def svg(root, leaves, box_height: int = 28, row_gap: int = 36, char_width: float = 7.8) -> str:
-    """The graph as a self-contained SVG: a row per depth, an arrow to each of next_functions."""
+def svg(root, leaves, lang: str | None = None, box_height: int = 28, row_gap: int = 36, char_width: float = 7.8) -> str:
+    """The graph as a self-contained SVG: a row per depth, an arrow to each of next_functions; its title, the
+    tree in `lang` (English where None), which it names its arrowhead after."""
     nodes, edges = walk(root)
     depth = [0] * len(nodes)
     for _ in nodes:  # longest path from the root, so a shared node sits below all its parents
@@ -59,11 +65,12 @@ def svg(root, leaves, box_height: int = 28, row_gap: int = 36, char_width: float
             place[i] = (left, gap + d * (box_height + row_gap))
             left += widths[i] + gap
     height = gap * 2 + len(rows) * box_height + (len(rows) - 1) * row_gap
+    in_lang = f' lang="{lang}"' if lang else ""
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{total:.0f}" height="{height}" '
              f'viewBox="0 0 {total:.0f} {height}" font-family="monospace" font-size="13" '
-             'fill="currentColor" stroke="currentColor" role="img">',
-             f"<title>{escape(tree_text(root, leaves))}</title>",  # the text alternative: the same graph as text
-             '<defs><marker id="grad-arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
+             f'fill="currentColor" stroke="currentColor" role="img"{in_lang}>',
+             f"<title>{escape(tree_text(root, leaves, lang or 'en'))}</title>",  # the text alternative: the graph as text
+             f'<defs><marker id="{figure.marker("grad", lang)}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" '
              'markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" stroke="none"/></marker></defs>']
     for e in edges:
         if e.child is None:
@@ -71,7 +78,7 @@ def svg(root, leaves, box_height: int = 28, row_gap: int = 36, char_width: float
         (px, py), (cx, cy) = place[e.parent], place[e.child]
         x1, x2 = px + widths[e.parent] / 2, cx + widths[e.child] / 2
         parts.append(f'<line x1="{x1:.1f}" y1="{py + box_height}" x2="{x2:.1f}" y2="{cy}" '
-                     f'marker-end="url(#grad-arrow)"/>')
+                     f'marker-end="url(#{figure.marker("grad", lang)})"/>')
         parts.append(f'<text x="{(x1 + x2) / 2 + 4:.1f}" y="{(py + box_height + cy) / 2 + 4:.1f}" '
                      f'font-size="11" stroke="none">{e.slot}</text>')
     for i, node in enumerate(nodes):
@@ -93,7 +100,7 @@ def main():
 
 def main_svg():
     loss, leaves = head_loss()
-    print(svg(loss.grad_fn, leaves))
+    print(figure.in_languages("grad", lambda lang: (svg(loss.grad_fn, leaves, lang), "")))
 
 
 def claim_no_cross_entropy_node(main_svg):

@@ -1,6 +1,8 @@
 """Guards, hit or miss, recompile: each call of the compiled tiny head against the graphs kept so far,
 drawn from the real run (default dynamic), one row per call and one column per graph."""
 
+import re
+
 from snippets import figure
 from snippets.phase25.theory03.recompile import BATCHES, compiles_per_call
 from snippets.phase25.theory03.tiny_head import model_and_input
@@ -16,10 +18,18 @@ WORDS = {
            "failed": "{what} ({guard})"},
     "es": {"call": "llamada", "batch": "x ({batch}, 64)", "graph": "grafo {n}: x {shape}",
            "hit": "acierto: se ejecuta", "miss": "falla un guard", "new": "compilado", "none": "",
-           "title": "torch.compile(model): llamadas con batches {batches} frente a los grafos guardados",
+           "title": "El modelo compilado: llamadas con batches {batches} frente a los grafos guardados",
            "row": "llamada con batch {batch}: {cells}", "cell": "grafo {n} {what}",
            "failed": "{what} ({guard})"},
 }
+# The guard failures torch reports in English, as the Spanish drawing says them; any other is shown as torch wrote it.
+SIZE_MISMATCH = re.compile(r"tensor '(\w+)' size mismatch at index (\d+)\. expected (\d+), actual (\d+)")
+GUARDS = {"es": r"el tamaño de '\1' no coincide en el índice \2. Se esperaba \3, hay \4"}
+
+
+def said(guard: str, lang: str) -> str:
+    """A guard failure in `lang`."""
+    return SIZE_MISMATCH.sub(GUARDS[lang], guard) if lang in GUARDS else guard
 
 
 def calls() -> dict:
@@ -47,8 +57,8 @@ def describe(data: dict, lang: str) -> str:
     words = WORDS[lang]
     rows = []
     for row in data["rows"]:
-        cells = [words["cell"].format(n=n, what=words["failed"].format(what=words[kind], guard=guard) if guard
-                                      else words[kind]) for n, (kind, guard) in enumerate(row["cells"]) if kind != "none"]
+        cells = [words["cell"].format(n=n, what=words["failed"].format(what=words[kind], guard=said(guard, lang))
+                                      if guard else words[kind]) for n, (kind, guard) in enumerate(row["cells"]) if kind != "none"]
         rows.append(words["row"].format(batch=row["batch"], cells=", ".join(cells)))
     return "; ".join(rows)
 
@@ -66,6 +76,7 @@ def draw(data: dict, lang: str) -> tuple[str, str]:
         for n, (kind, guard) in enumerate(row["cells"]):
             if kind == "none":
                 continue
+            guard = said(guard, lang)
             x = CALL + COLUMN * n
             body += [figure.rect(x, y, COLUMN - 8, ROW - 8, colours[kind], 0.2, tip=guard or None),
                      figure.text(x + 6, y + 16, words[kind], size=11, bold=True)]
