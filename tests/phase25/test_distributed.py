@@ -470,6 +470,7 @@ def test_the_crossover_by_hand_is_the_measured_one(ranks, capsys):
 
 # --- the page ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["03-distributed-survey.md", "03-distributed-survey.es.md"])
+@pytest.mark.parametrize("name", ["03-distributed-survey.md", "03-distributed-survey.es.md",
+                                  "03-running-torchrun.md", "03-running-torchrun.es.md"])
 def test_the_page_has_no_paragraph_over_the_limit(root, name):
     assert long_paragraphs((root / "docs" / "phase-25" / "lab" / name).read_text(encoding="utf-8")) == []
