@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from snippets.phase25.distributed import (api_names, commdebug_limits, compare, ddp, deliverable, exercises, faults,
-                                          nodes, torchrun, traffic)
+from snippets.phase25.distributed import (api_names, cluster, commdebug_limits, compare, ddp, deliverable, exercises,
+                                          faults, nodes, torchrun, traffic)
 from snippets.phase25.distributed.comm import ring_bytes_sent
 from snippets.phase25.distributed.compare import BATCHES, PATTERNS, crossover, rows, verdicts
 from snippets.phase25.distributed.model import D_MODEL, SEQ_LEN, build_model
@@ -371,8 +371,14 @@ def test_two_nodes_give_the_single_node_gradients():
     assert len(nodes.digests(report)) == 1
     assert all("It will be ignored for rdzv_backend=c10d." in output for output in outputs)  # --node-rank
     assert left == []
-    cluster = torchrun.multinode(ddp.__name__, nnodes=2, **nodes.CLUSTER)
-    assert nodes.changes(command, cluster) == (["--nproc-per-node", "--rdzv-endpoint", "--rdzv-id"], ["--node-rank"])
+    slurm = torchrun.multinode(ddp.__name__, nnodes=2, **nodes.CLUSTER)
+    assert nodes.changes(command, slurm) == (["--nproc-per-node", "--rdzv-endpoint", "--rdzv-id"], ["--node-rank"])
+
+
+def test_more_hosts_change_only_the_node_count():
+    two, more = cluster.on_hosts(2), cluster.on_hosts(cluster.HOSTS)
+    assert nodes.changes(two, more) == (["--nnodes"], [])
+    assert more == torchrun.multinode(ddp.__name__, nnodes=cluster.HOSTS, **nodes.CLUSTER)
 
 
 def test_tidy_masks_what_changes_between_runs():
@@ -472,6 +478,7 @@ def test_the_crossover_by_hand_is_the_measured_one(ranks, capsys):
 
 # --- the page ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["03-distributed-survey.md", "03-distributed-survey.es.md"])
+@pytest.mark.parametrize("name", ["03-distributed-survey.md", "03-distributed-survey.es.md",
+                                  "03-running-torchrun.md", "03-running-torchrun.es.md"])
 def test_the_page_has_no_paragraph_over_the_limit(root, name):
     assert long_paragraphs((root / "docs" / "phase-25" / "lab" / name).read_text(encoding="utf-8")) == []

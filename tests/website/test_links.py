@@ -37,8 +37,8 @@ def test_internal_links_and_anchors_resolve(site, fixture):
 
 
 def test_notebook_links_resolve(site):
-    """The links of every notebook's Markdown cells: the 12 lab notebooks (6 labs, 2 languages)."""
-    assert len(site.notebooks()) == 12
+    """The links of every notebook's Markdown cells: the 14 lab notebooks (7 labs, 2 languages)."""
+    assert len(site.notebooks()) == 14
     problems = [problem for notebook in site.notebooks() for problem in site.notebook_problems(notebook)]
     assert not problems, "\n".join(problems)
 

@@ -25,14 +25,10 @@ def article(page: Path) -> BeautifulSoup:
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 PAGES = [page.relative_to(DOCS).as_posix() for page in english_pages(DOCS)]
-# Over the limit still, in one language or both: it needs a split or shorter prose, which folding cannot
-# give it. Strict: the test fails as soon as the page fits, so that the mark goes with it.
-OVER_THE_LIMIT = {"phase-25/lab/03-distributed-survey.md"}
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
-@pytest.mark.parametrize("src", [pytest.param(src, marks=pytest.mark.xfail(strict=True, reason="over the limit"))
-                                 if src in OVER_THE_LIMIT else src for src in PAGES])
+@pytest.mark.parametrize("src", PAGES)
 def test_each_page_states_its_reading_time_within_the_limit(built_site, src, lang):
     page = built_site / ("" if lang == "en" else f"{lang}/") / page_url(src) / "index.html"
     shown = article(page)

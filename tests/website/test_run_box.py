@@ -6,7 +6,8 @@ import re
 import pytest
 
 LABS = ["phase-24/lab/00-hello-cuda", "phase-25/lab/00-dispatcher-trace", "phase-25/lab/01-autograd-by-hand",
-        "phase-25/lab/02-custom-op", "phase-25/lab/03-compile-and-inductor", "phase-25/lab/03-distributed-survey"]
+        "phase-25/lab/02-custom-op", "phase-25/lab/03-compile-and-inductor", "phase-25/lab/03-distributed-survey",
+        "phase-25/lab/03-running-torchrun"]
 
 
 @pytest.mark.parametrize("lang", ["", "es/"])

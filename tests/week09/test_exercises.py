@@ -42,6 +42,6 @@ def test_opens_with_prerequisites_and_closes_with_previous_and_next(page):
     opening = " ".join(text.split("\n## ", 1)[0].split())
     assert re.search(r"\*(Assumes|Se da por sabido):\*", opening) and re.search(r"\*(You will be able to|Al terminar sabrás):\*", opening)
     closing = text.rsplit("{ #next }", 1)[1]
-    assert "(../phase-25/lab/03-distributed-survey.md)" in closing and "(../glossary.md)" in closing
-    assert closing.index("03-distributed-survey.md") < closing.index("glossary.md")
+    assert "(../phase-25/lab/03-running-torchrun.md)" in closing and "(../glossary.md)" in closing
+    assert closing.index("03-running-torchrun.md") < closing.index("glossary.md")
     assert text.count('??? success "') == 4 and text.count('snippet("week09/exercises.py"') == 4

@@ -81,8 +81,3 @@ def claim_one_all_reduce_four_bytes_per_parameter(main):
     payload = int(main.line("bytes per step").split("payload ")[1].split()[0].replace(",", ""))
     return (main.line("calls per pass") == "calls per pass: forward: none; backward: 1 all_reduce; optimizer: none"
             and payload == 4 * parameters and main.line("calls by size").split(":", 1)[1].strip().startswith("1 x all_reduce"))
-
-
-def claim_no_omp_notice(main):
-    """#robustness: The build sets OMP_NUM_THREADS, so torchrun's notice about it is not on this page."""
-    return "Setting OMP_NUM_THREADS" not in main and main.lines[0].startswith("$ torchrun --standalone --nproc-per-node=2 ")

@@ -108,3 +108,8 @@ def claim_the_hang_ends_with_the_group_timeout_in_barrier(main):
     """#rank-fails: Rank 0 waited in barrier; after the process group's timeout, three seconds here, the collective raised."""
     root = main.between("faults hang").between("Root Cause (first observed failure):")
     return "dist.barrier()" in root and "Timed out waiting 3000ms" in root
+
+
+def claim_no_omp_notice(main):
+    """#robustness: The build sets OMP_NUM_THREADS, so torchrun's notice about it is not in the CPU runs of this page."""
+    return "Setting OMP_NUM_THREADS" not in main and main.lines[0].startswith("$ torchrun --standalone --nproc-per-node=2 ")

@@ -93,3 +93,8 @@ def claim_the_changed_lines(main):
     return (main.line("changed from the simulation").startswith(
                 "changed from the simulation: --nproc-per-node, --rdzv-endpoint, --rdzv-id; left out: --node-rank;")
             and "--ntasks-per-node=1 torchrun" in main.line("$ srun") and "--node-rank" not in main.line("$ srun"))
+
+
+def claim_no_omp_notice(main):
+    """#robustness: The build sets OMP_NUM_THREADS, so torchrun's notice about it is not in the CPU runs of this page."""
+    return "Setting OMP_NUM_THREADS" not in main
