@@ -19,7 +19,7 @@ WORDS = {
     "es": {"custom_op": "custom_op: nmb::softmax", "triton_op": "triton_op: nmb::softmax_inlined",
            "extern": "una llamada a biblioteca (BLAS)", "opaque": "opaca: Inductor llama a la op",
            "kernel": "un kernel del módulo de Inductor",
-           "title": "El forward generado de la cabeza compilada: custom_op frente a triton_op",
+           "title": "El forward generado del head compilado: custom_op frente a triton_op",
            "variant": "{name}: {calls}", "call": "{call}, {kind}"},
 }
 
