@@ -14,6 +14,7 @@ from snippets.phase25.lab01.kernel_levels import sweep_at
 from snippets.phase25.lab01.hand_gradients import LOSSES
 from snippets.phase25.lab01.minigpt_head import head_errors, sgd_step
 from snippets.phase25.theory02.graph_walk import label, walk
+from workbench.deliverables import validate
 
 
 def test_float64_matches_backward_to_1e_7():
@@ -83,6 +84,7 @@ def test_deliverable_meets_the_acceptance_list(tmp_path, root):
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["seed"] == 0 and manifest["torch"] == torch.__version__
     assert manifest["code_hash"] == source_hash(root, Path(deliverable.__file__))  # theory02's modules included
+    assert validate("phase25/lab01", out, tmp_path / "no-mywork") is None  # tests/test_deliverables.py breaks it
 
 
 def test_exercises():
