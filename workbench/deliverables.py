@@ -16,7 +16,7 @@ class Code:
     """The lab's functions that recompute a deliverable's numbers: the learner's file in mywork/ where there
     is one (what their code prints), else the course's snippet."""
 
-    def __init__(self, lab: str, mywork: Path = MYWORK):
+    def __init__(self, lab: str, mywork: Path):
         self.lab, self.mywork = lab, Path(mywork)
 
     def __call__(self, module: str, function: str, *args):
@@ -50,10 +50,11 @@ def default_folder(lab: str) -> Path:
     return Path(getattr(module, "DEFAULT_OUT", None) or module.DEFAULT_DIR)
 
 
-def validate(lab: str, path: Path, mywork: Path = MYWORK) -> str | None:
-    """None when the folder at `path` is a valid deliverable of `lab`, else what is wrong, as a sentence."""
+def validate(lab: str, path: Path, mywork: Path | None = None) -> str | None:
+    """None when the folder at `path` is a valid deliverable of `lab`, else what is wrong, as a sentence
+    (numbers recomputed with the learner's files in `mywork`, mywork/ by default)."""
     try:
-        validators()[lab](Folder(path), Code(lab, mywork))
+        validators()[lab](Folder(path), Code(lab, MYWORK if mywork is None else mywork))
     except Wrong as wrong:
         return f"{wrong}."
     return None

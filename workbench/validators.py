@@ -65,7 +65,10 @@ def dispatcher_trace(folder: Folder, code) -> None:
         line = next((l for l in section.splitlines() if l.startswith(f"- {layer}:")), f"no line for {layer}")
         same(f"REPORT.md's trace at {layer}", re.findall(r"`([^`]+)`", line), ops, whose)
     for line in folder.section("REPORT.md", "Direct calls").strip().splitlines():
-        call, count, ops = re.match(r"- `(.+)`: (\d+) op\(s\): (.*)", line).groups()
+        parsed = re.match(r"- `(.+)`: (\d+) op\(s\): (.*)", line)
+        if parsed is None:
+            raise Wrong(f"REPORT.md's Direct calls line {line!r} should read \"- `call`: N op(s): op, op\"")
+        call, count, ops = parsed.groups()
         same(f"the ops REPORT.md lists for {call}", ops.split(", "), blocks.get(call), "trace.log's block")
         same(f"the op count REPORT.md gives for {call}", int(count), len(ops.split(", ")), "the ops it lists")
     keys, whose = code("phase25/lab00/part_b_key_sets.py", "key_sets")
@@ -184,6 +187,8 @@ def compile_and_inductor(folder: Folder, code) -> None:
     rows = table(timings, "REPORT.md's Eager against compiled")
     eager = {row["batch"]: float(row["µs per call"]) for row in rows if row["variant"] == "eager"}
     for row in rows:
+        if row["batch"] not in eager:
+            raise Wrong(f"REPORT.md's Eager against compiled table has no eager row at batch {row['batch']}")
         _close(f"REPORT.md's vs eager for {row['variant']} at batch {row['batch']} (its µs per call over eager's)",
                row["vs eager"].rstrip("x"),
                float(row["µs per call"]) / eager[row["batch"]], 2)
