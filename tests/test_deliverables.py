@@ -20,14 +20,17 @@ def folder(tmp_path_factory):
 def test_week09(folder, tmp_path):
     validated("week09", folder, tmp_path,
               ("TRACE.md", "", None, "/TRACE.md is missing: the lab's deliverable has a file TRACE.md"),
-              ("TRACE.md", r"^## torch\.matmul", lambda m: "## matmul", 'TRACE.md has no section "## torch.matmul..."'),
+              ("TRACE.md", r"^## torch\.matmul", lambda m: "## matmul",
+               'TRACE.md has no section "## torch.matmul..."'),
               ("TRACE.md", r"^aten\.mm\.default$", lambda m: "aten.bmm.default",
                "TRACE.md's dispatcher layer of torch.matmul does not reach aten.mm.default"),
-              ("manifest.json", r'"timestamp": "[^"]*"', lambda m: '"timestamp": "today"', "manifest.json's timestamp is 'today'"))
+              ("manifest.json", r'"timestamp": "[^"]*"', lambda m: '"timestamp": "today"',
+               "manifest.json's timestamp is 'today'"))
 
 
 def test_the_learners_own_code_recomputes_the_results(folder, tmp_path):
-    """A function of the learner's in mywork/ that finds another op than the folder shows: the sentence names their file."""
+    """A function of the learner's in mywork/ that finds another op than the folder shows: the sentence
+    names their file."""
     mine = tmp_path / "week09" / "layers.py"
     mine.parent.mkdir()
     mine.write_text((SNIPPETS / "week09/layers.py").read_text().replace("return a + b", "return a - b"))

@@ -36,17 +36,17 @@ class Folder:
         except json.JSONDecodeError as error:
             raise Wrong(f"{self.path / name} is not valid JSON ({error})") from None
 
-    def section(self, name: str, title: str, level: int = 2) -> str:
-        """The body of the first heading of `level` in file `name` that starts with `title` (any case)."""
-        text, marks = self.text(name), "#" * level
-        parts = re.split(rf"^{marks} (.*)$", text, flags=re.MULTILINE)
+    def section(self, name: str, title: str) -> str:
+        """The body of the first `## ` heading in file `name` that starts with `title` (any case)."""
+        parts = re.split(r"^## (.*)$", self.text(name), flags=re.MULTILINE)
         for heading, body in zip(parts[1::2], parts[2::2]):
             if heading.strip().lower().startswith(title.lower()):
-                return body.split(f"\n{marks[:-1]} ", 1)[0] if level > 1 else body
-        raise Wrong(f"{self.path / name} has no section \"{marks} {title}...\": the lab asks for it")
+                return body.split("\n# ", 1)[0]
+        raise Wrong(f"{self.path / name} has no section \"## {title}...\": the lab asks for it")
 
     def manifest(self, *extra: str) -> dict:
-        """manifest.json, with the torch version, seed, timestamp and code hash (snippets/experiment.py), and `extra` keys."""
+        """manifest.json, with the torch version, seed, timestamp and code hash (snippets/experiment.py)
+        and the `extra` keys."""
         manifest = self.json("manifest.json")
         for key in (*MANIFEST, *extra):
             if key not in manifest:

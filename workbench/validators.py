@@ -76,10 +76,13 @@ def dispatcher_trace(folder: Folder, code) -> None:
     for tensor, key_set in keys.items():
         found = re.search(rf"^- {re.escape(tensor)}: `(.*)`$", section, re.MULTILINE)
         same(f"REPORT.md's key set of {tensor}", found and found.group(1), key_set, whose)
-    rows = {(row["op"], row["input shapes"]) for row in table(folder.section("REPORT.md", "Profiler"), "REPORT.md's Profiler")}
-    for op, shapes in (("`aten::linear`", "`[[2, 64], [600, 64], [600]]`"), ("`aten::addmm`", None), ("`AddmmBackward0`", None)):
+    profiler = table(folder.section("REPORT.md", "Profiler"), "REPORT.md's Profiler")
+    rows = {(row["op"], row["input shapes"]) for row in profiler}
+    for op, shapes in (("`aten::linear`", "`[[2, 64], [600, 64], [600]]`"), ("`aten::addmm`", None),
+                       ("`AddmmBackward0`", None)):
         if not any(o == op and shapes in (None, s) for o, s in rows):
-            raise Wrong(f"REPORT.md's Profiler table has no row {op}" + (f" with the input shapes {shapes}" if shapes else ""))
+            raise Wrong(f"REPORT.md's Profiler table has no row {op}"
+                        + (f" with the input shapes {shapes}" if shapes else ""))
     reading = folder.section("REPORT.md", "Interpretation")
     if not ("autograd" in reading.lower() and "CPU" in reading):
         raise Wrong("REPORT.md's Interpretation does not say where the autograd key sits against the CPU key")
@@ -124,12 +127,14 @@ def autograd_by_hand(folder: Folder, code) -> None:
             raise Wrong(f"chain.md's table has no row for the node {step['node']}")
         diff = cells["max abs diff to formula"]
         if float(diff) > 1e-7 or (step["max_error"] > 0) != (float(diff) > 0):
-            raise Wrong(f"chain.md's max abs diff for {step['node']} is {diff}, expected {step['max_error']:.1e} ({whose})")
+            raise Wrong(f"chain.md's max abs diff for {step['node']} is {diff}, "
+                        f"expected {step['max_error']:.1e} ({whose})")
     errors, whose = code("phase25/lab01/minigpt_head.py", "head_errors")
     found = _rows(folder.text("minigpt_head.md"), "minigpt_head.md", ("dtype",))
     for dtype, row in errors.items():
         for name in names:
-            _close(f"minigpt_head.md's {name} in {dtype} (from {whose})", found.get((dtype,), {}).get(name, "missing"), row[name])
+            _close(f"minigpt_head.md's {name} in {dtype} (from {whose})",
+                   found.get((dtype,), {}).get(name, "missing"), row[name])
     if "AddmmBackward0" not in folder.text("graph.svg") or "<svg" not in folder.text("graph.svg"):
         raise Wrong("graph.svg is not an SVG of the live graph: it should draw AddmmBackward0 and the nodes around it")
 
@@ -147,9 +152,11 @@ def custom_op(folder: Folder, code) -> None:
         for test, verdict in tests.items():
             same(f"checks.json's opcheck {test} on {sample}", verdict, "SUCCESS")
     compiled = checks["compile"]
-    same("checks.json's compile graphs and graph_breaks", (compiled.get("graphs"), compiled.get("graph_breaks")), (1, 0))
+    same("checks.json's compile graphs and graph_breaks", (compiled.get("graphs"), compiled.get("graph_breaks")),
+         (1, 0))
     if not compiled.get("max_abs_difference_vs_eager", 1) < 1e-6:
-        raise Wrong(f"checks.json's compile max_abs_difference_vs_eager is {compiled.get('max_abs_difference_vs_eager')}, "
+        raise Wrong("checks.json's compile max_abs_difference_vs_eager is "
+                    f"{compiled.get('max_abs_difference_vs_eager')}, "
                     "expected under 1e-6")
     for name, op in (("forward", "softmax"), ("backward", "softmax_backward")):
         calls = re.search(rf"torch\.ops\.\w+\.{op}\.default\(", folder.text(f"generated_{name}.py")) is not None
@@ -169,7 +176,8 @@ def compile_and_inductor(folder: Folder, code) -> None:
     if f"{manifest['kernel']}(" not in folder.text("output_code.py"):
         raise Wrong(f"output_code.py never calls {manifest['kernel']}, the kernel manifest.json names")
     annotation = folder.text("KERNEL_ANNOTATION.md")
-    covered = {line.strip() for block in re.findall(r"```cpp\n(.*?)```", annotation, re.S) for line in block.splitlines()}
+    blocks = re.findall(r"```cpp\n(.*?)```", annotation, re.S)
+    covered = {line.strip() for block in blocks for line in block.splitlines()}
     missing = [line for line in kernel.splitlines() if line.strip() and line.strip() not in covered]
     if missing or kernel_sha256(kernel) not in annotation:
         raise Wrong(f"KERNEL_ANNOTATION.md does not cover kernel.cpp by hash and line by line (first line missing: "
@@ -194,7 +202,8 @@ def compile_and_inductor(folder: Folder, code) -> None:
                float(row["µs per call"]) / eager[row["batch"]], 2)
     compiled = {row["batch"]: row["vs eager"].rstrip("x") for row in rows if row["variant"] == "torch.compile"}
     for batch, ratio in re.findall(r"At batch (\d+) the compiled model takes ([\d.]+)x", timings):
-        same(f"the ratio REPORT.md's reading gives at batch {batch}", ratio, compiled.get(batch), "its table's torch.compile row")
+        same(f"the ratio REPORT.md's reading gives at batch {batch}", ratio, compiled.get(batch),
+             "its table's torch.compile row")
     folder.section("REPORT.md", "The graph")
     if not zipfile.is_zipfile(folder.file("tiny_head.pt2")):
         raise Wrong("tiny_head.pt2 is not an archive torch.export.save wrote")
@@ -214,7 +223,8 @@ def survey(folder: Folder) -> None:
     for row in rows:
         line = next((l for l in measured.splitlines() if l.startswith(row["pattern"] + " ")), None)
         if line is None:
-            raise Wrong(f"DISTRIBUTED.md's Measured table has no row for {row['pattern']}, which distributed.json holds")
+            raise Wrong(f"DISTRIBUTED.md's Measured table has no row for {row['pattern']}, "
+                        "which distributed.json holds")
         numbers = [int(n) for n in re.findall(r"(?<![\w.])\d[\d,]*(?![\w.])", line.replace(",", ""))]
         for what, value in (("parameters per rank", row["params"]),
                             *((f"bytes sent at batch {b}", n) for b, n in row["sent"].items())):
@@ -236,7 +246,8 @@ def trace_an_op(folder: Folder, code) -> None:
     _heading_numbers(folder, "TRACE.md", manifest)
     device = manifest["device"]
     backend = "CUDA" if device == "cuda" else "CPU"
-    for title, op, call in (("a + b", "aten.add.Tensor", "layers"), ("torch.matmul", "aten.mm.default", "matmul_chain")):
+    for title, op, call in (("a + b", "aten.add.Tensor", "layers"),
+                            ("torch.matmul", "aten.mm.default", "matmul_chain")):
         section = folder.section("TRACE.md", title)
         for layer in ("1. Python frontend", "2. dispatcher", "3. rows", "4. ATen", "5. backend"):
             if f"### {layer}" not in section:
@@ -246,12 +257,15 @@ def trace_an_op(folder: Folder, code) -> None:
             raise Wrong(f"TRACE.md's dispatcher layer of {title} does not reach {op}")
         rows = section.split("### 3. rows")[1].split("###")[0]
         keys = [line.split()[0] for line in rows.splitlines() if line and not line.startswith(("`", " "))]
-        if f"Autograd{backend}" not in keys or backend not in keys or keys.index(f"Autograd{backend}") > keys.index(backend):
-            raise Wrong(f"TRACE.md's rows of {title} should visit Autograd{backend} before the {backend} kernel (it shows {keys})")
+        autograd = f"Autograd{backend}"
+        if autograd not in keys or backend not in keys or keys.index(autograd) > keys.index(backend):
+            raise Wrong(f"TRACE.md's rows of {title} should visit {autograd} before the {backend} kernel "
+                        f"(it shows {keys})")
         if device == "cpu":
             module = "week09/layers.py" if call == "layers" else "week09/deliverable.py"
             chain, whose = code(module, call, "cpu")
             layer = next(lines for name, lines in chain.items() if name.startswith("2."))
             for line in layer:
                 if line not in dispatcher:
-                    raise Wrong(f"TRACE.md's dispatcher layer of {title} does not show {line!r}, which {whose} gives here")
+                    raise Wrong(f"TRACE.md's dispatcher layer of {title} does not show {line!r}, "
+                                f"which {whose} gives here")
