@@ -1,5 +1,6 @@
 """python -m workbench [LAB[#anchor]] [--reference]: write the lab's starters into mywork/ where missing,
-then grade them. With no LAB, list the labs and their tasks. --reference grades the course's own code."""
+then grade them. With no LAB, list the labs and their tasks. --reference grades the course's own code.
+python -m workbench LAB --deliverable [FOLDER]: validate the lab's deliverable folder (the lab's own by default)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reference", action="store_true", help="grade the course's solutions instead")
     parser.add_argument("--notebook", action="store_true",
                         help="write the lab's workspace notebook and its solutions into mywork/ instead")
+    parser.add_argument("--deliverable", nargs="?", const="", metavar="FOLDER",
+                        help="validate your deliverable folder instead (default: the folder the lab names)")
     args = parser.parse_args(argv)
     pin_numerics()  # the course's numerical environment, before torch loads: the pages' numbers
     os.environ.setdefault("TRITON_INTERPRET", "1")  # Triton's kernels run in its interpreter on CPU
@@ -34,6 +37,13 @@ def main(argv: list[str] | None = None) -> int:
     if not tasks:
         print(f"no task called {args.lab}; `python -m workbench` lists them", file=sys.stderr)
         return 2
+    if args.deliverable is not None:
+        from workbench.deliverables import default_folder, validate
+
+        folder = args.deliverable or default_folder(lab.strip("/"))
+        problem = validate(lab.strip("/"), folder)
+        print(f"{'PASS' if problem is None else 'FAIL'} deliverable {folder}" + (f": {problem}" if problem else ""))
+        return 1 if problem else 0
     if args.notebook:
         from workbench.notebook import to_json, workspace
 

@@ -11,6 +11,7 @@ import torch
 from engine.sources import closure, source_hash
 from snippets.experiment import ROOT
 from snippets.phase24.lab00 import deliverable, exercises, hello_cuda
+from tests.deliverables import doubled, validated
 from tests.reading_order import follows_the_reading_order
 
 PAGES = sorted((ROOT / "docs" / "phase-24" / "lab").glob("00-hello-cuda*.md"))
@@ -52,6 +53,11 @@ def test_deliverable_writes_checks_and_manifest(tmp_path):
     assert [c["name"] for c in checks][-1] == "Triton kernel" and all(c["ok"] for c in checks)
     manifest = json.loads((out / "manifest.json").read_text())
     assert {"torch", "seed", "timestamp", "code_hash"} <= manifest.keys() and manifest["all_checks_passed"]
+    validated("phase24/lab00", out, tmp_path,
+              ("checks.json", r'"detail": "a @ a.T on \w+ = \[\[(\d+\.\d+)', doubled,
+               "the product checks.json's tensor op shows is '[[10, 14.0], [14.0, 50.0]]', expected '[[5.0, 14.0]"),
+              ("manifest.json", r'"all_checks_passed": true', lambda m: '"all_checks_passed": false',
+               "manifest.json's all_checks_passed is False, expected True (whether every entry of checks.json is ok)"))
 
 
 def test_exact_comparison_holds_for_arange_only():

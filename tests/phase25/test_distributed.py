@@ -22,6 +22,7 @@ from snippets.phase25.distributed.comm import ring_bytes_sent
 from snippets.phase25.distributed.compare import BATCHES, PATTERNS, crossover, rows, verdicts
 from snippets.phase25.distributed.model import D_MODEL, SEQ_LEN, build_model
 from snippets.phase25.distributed.timeline import draw, idle_ticks, peak_in_flight, place
+from tests.deliverables import validated
 from tests.test_readable import long_paragraphs
 
 FLOAT = 4
@@ -408,6 +409,11 @@ def test_deliverable_writes_the_survey(ranks, tmp_path):
         assert section.startswith(name) and body.count(". ") + body.endswith(".") == 2  # two sentences
     assert [row["pattern"] for row in json.loads((out / "distributed.json").read_text())] == list(PATTERNS)
     assert "fewest calls per step: DDP (1)" in text and sections[-1].startswith("Which would I pick")
+    validated("phase25/distributed", out, tmp_path,
+              ("distributed.json", "", None, "/distributed.json is missing"),
+              ("DISTRIBUTED.md", r"^## Which would I pick", lambda m: "## My pick", 'has no section "## Which would I pick..."'),
+              ("DISTRIBUTED.md", r"^DDP +[\d,]+", lambda m: m.group(0) + "9",
+               "DISTRIBUTED.md's Measured row for DDP does not show its parameters per rank"))
 
 
 # --- the traffic diagram ---------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import torch
 from snippets.phase25.lab00 import deliverable, exercises, part_a_baseline, part_b_key_sets, part_c_trace, part_d_addmm, stretch
 from snippets.phase25.lab00.part_e_backward import backward_calls
 from snippets.phase25.lab00.part_e_profiler import profile_linear, summary
+from tests.deliverables import doubled, validated
 
 
 def test_baseline_is_addmm_backward():
@@ -79,3 +80,8 @@ def test_deliverable_meets_the_acceptance_list(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["REPORT.md", "manifest.json", "trace.log"]
     checks = deliverable.check_acceptance(out)
     assert len(checks) == 6 and all(checks.values()), checks
+    validated("phase25/lab00", out, tmp_path,
+              ("trace.log", "", None, "/trace.log is missing: the lab's deliverable has a file trace.log"),
+              ("REPORT.md", r"^## Interpretation", lambda m: "## Reading", 'REPORT.md has no section "## Interpretation..."'),
+              ("REPORT.md", r"^- `F.linear\(x, W, b\)`: (\d+) op", doubled,
+               "the op count REPORT.md gives for F.linear(x, W, b) is 4, expected 2 (the ops it lists)"))

@@ -14,6 +14,7 @@ from snippets.phase25.lab01.kernel_levels import sweep_at
 from snippets.phase25.lab01.hand_gradients import LOSSES
 from snippets.phase25.lab01.minigpt_head import head_errors, sgd_step
 from snippets.phase25.theory02.graph_walk import label, walk
+from tests.deliverables import doubled, validated
 
 
 def test_float64_matches_backward_to_1e_7():
@@ -83,6 +84,13 @@ def test_deliverable_meets_the_acceptance_list(tmp_path, root):
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["seed"] == 0 and manifest["torch"] == torch.__version__
     assert manifest["code_hash"] == source_hash(root, Path(deliverable.__file__))  # theory02's modules included
+    validated("phase25/lab01", out, tmp_path,
+              ("chain.md", "", None, "/chain.md is missing: the lab's deliverable has a file chain.md"),
+              ("comparison.md", r"^## float32", lambda m: "## Float64", 'comparison.md has no section "## float32..."'),
+              ("comparison.md", r"^\| cross_entropy \| float64 \| ([\d.e+-]+) \|", doubled,
+               "comparison.md's dL/dx for cross_entropy in float64 (from comparison() of the course's "
+               "snippets/phase25/lab01/compare.py) is "),
+              ("manifest.json", r'"seed": (\d+)', lambda m: '"seed": "zero"', "manifest.json's seed is 'zero'"))
 
 
 def test_exercises():

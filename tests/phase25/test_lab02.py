@@ -10,6 +10,7 @@ from engine.sources import source_hash
 from snippets.phase24.triton_softmax import kernels
 from snippets.phase25.lab02 import compile_demo, deliverable, direct_launch, exercises, gradcheck_demo, inlined, no_fake, opcheck_demo, ops, wrong_fake
 from snippets.phase25.lab02.generated import call_function, compile_step
+from tests.deliverables import doubled, validated
 
 
 def test_gradcheck_in_float64_full_and_fast():
@@ -83,6 +84,9 @@ def test_deliverable_writes_the_experiment_folder(tmp_path, root):
     assert {"timestamp", "triton", "device"} <= set(manifest)
     checks = deliverable.check_acceptance(out)
     assert len(checks) == 5 and all(checks.values()), checks
+    validated("phase25/lab02", out, tmp_path,
+              ("generated_forward.py", "", None, "/generated_forward.py is missing"),
+              ("checks.json", r'"graphs": (\d+)', doubled, "checks.json's compile graphs and graph_breaks is (2, 0), expected (1, 0)"))
     (out / "generated_backward.py").write_text("extern_kernels.mm(buf0, buf1)\n")  # the checks can fail
     assert not deliverable.check_acceptance(out)["the generated forward calls nmb::softmax, the backward nmb::softmax_backward"]
 

@@ -11,6 +11,7 @@ from snippets.phase25.theory01 import dispatch_table
 from snippets.timing import compare
 from snippets.week09 import (add_kernel, deliverable, dispatch_keys, dispatcher_header, dtype_keys, layers,
                              profiler_drill, registration, show_dispatch_trace, tensor_impl)
+from workbench.deliverables import validate
 
 ROOT = Path(__file__).resolve().parents[2]
 CUDA_SNIPPETS = ("phase25/theory01/cuda_gemm.py", "week09/add_kernel_cuda.py", "week09/matmul_trace.py",
@@ -122,6 +123,7 @@ def test_deliverable_writes_trace_md(tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["TRACE.md", "manifest.json"]
     assert all(deliverable.check_acceptance(out).values()), deliverable.check_acceptance(out)
     assert json.loads((out / "manifest.json").read_text())["device"] == "cpu"
+    assert validate("week09", out, tmp_path / "no-mywork") is None  # tests/test_deliverables.py breaks it
 
 
 @pytest.mark.parametrize("rel", CUDA_SNIPPETS)
