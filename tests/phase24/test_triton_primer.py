@@ -30,7 +30,7 @@ def test_every_element_has_exactly_one_owner(n, block):
 
 
 def test_diagram_is_one_svg_with_its_table_as_title():
-    root = ET.fromstring(coverage.svg(1000, 256))
+    root = ET.fromstring(coverage.svg(1000, 256, "en"))
     title = root.find("{http://www.w3.org/2000/svg}title").text
     assert title == coverage.table(1000, 256)
     assert root.get("role") == "img"

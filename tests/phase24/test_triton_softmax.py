@@ -158,7 +158,7 @@ def test_row_walk_reads_inductors_loops():
 def test_svg_chart_draws_every_bar():
     peak, timings = parse_table(format_table(4000.0, synthetic_timings()))
     for pass_name in ("forward", "backward"):
-        svg = ET.fromstring(chart.svg_chart(peak, timings, pass_name))
+        svg = ET.fromstring(chart.svg_chart(peak, timings, pass_name, "en"))
         rects = svg.findall("{http://www.w3.org/2000/svg}rect")
         assert len(rects) == len(IMPLS) + len(benchmark.SHAPES) * len(IMPLS)  # legend + bars
         titles = [r.find("{http://www.w3.org/2000/svg}title").text for r in rects[len(IMPLS):]]

@@ -420,7 +420,7 @@ def test_deliverable_writes_the_survey(ranks, tmp_path):
 
 def test_the_diagram_draws_every_measured_call_and_agrees_with_the_table(ranks):
     measured = {(name, rank): ranks[rank][f"{name} @{traffic.BATCH}"]["calls"] for name, rank in traffic.ROWS}
-    svg = traffic.svg(measured)
+    svg = traffic.svg(measured, "en")
     assert 'role="img"' in svg and 'aria-describedby="traffic-diagram-text"' in svg and "<title>" in svg
     assert "\n\n" not in svg.strip()  # one block: the renderer splits raw output at blank lines
     chips = sum(svg.count(f'height="14" fill="{colour}"') for colour in traffic.COLOURS.values())

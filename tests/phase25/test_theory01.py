@@ -147,7 +147,7 @@ def test_key_stack_is_the_real_walk_and_draws_as_svg():
     layers = key_stack.stack()
     assert [layer["key"] for layer in layers] == ["AutocastCPU", "AutogradCPU", "ADInplaceOrView", "BackendSelect", "CPU"]
     assert [layer["visited"] for layer in layers] == [False, True, True, True, True]
-    diagram = key_stack.diagram(layers)
+    diagram = key_stack.diagram(layers, "en")
     assert diagram.startswith("<svg ") and 'role="img"' in diagram and "\n<title>aten::addmm" in diagram
     assert diagram.count('stroke-dasharray="5 5"') == 2  # the removed key's box and its line
     assert diagram.endswith("</svg>\n") and "\n\n" not in diagram  # one block of raw HTML

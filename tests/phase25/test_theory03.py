@@ -166,7 +166,7 @@ def test_pipeline_counts_one_compile_and_draws_it():
     assert (stages["dynamo graphs"], stages["dynamo inputs"], stages["dynamo calls"]) == (1, 3, 2)
     assert len(stages["aten ops"]) == 7 and stages["kernels"] == ["cpp_fused__softmax_0"]
     assert stages["extern calls"] == ["addmm"]
-    diagram = pipeline.diagram(stages)
+    diagram = pipeline.diagram(stages, "en")
     assert diagram.startswith("<svg ") and "\n<title>torch.compile(TinyHead): " in diagram and "\n\n" not in diagram
     assert diagram.count("marker-end=") == 3
 
