@@ -10,11 +10,13 @@ import platform
 import time
 import traceback
 from dataclasses import dataclass, field
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 
-from engine import atomic, numerics
+from engine import atomic, numerics, schedule
 from engine.progress import Progress
+from engine.schedule import ALONE, HERE, RANKS, Job
 from engine.settings import knob
 from engine.forkserver import ForkServer
 from engine.runner import Result, child_env, mask_addresses, run_in_process, run_in_subprocess
@@ -46,34 +48,6 @@ def build_environment() -> dict[str, str]:
         "kernels": numerics.KERNELS,
         "numerics": " ".join(f"{k}={v}" for k, v in sorted(numerics.PINNED.items())),
     }
-
-
-class Queue:
-    """Isolated calls in the order they are taken, except that two calls that start ranks (distributed
-    demos: they fill the cores by themselves) never run at the same time. A call that starts one
-    interpreter of its own runs beside them."""
-
-    def __init__(self, calls: list[tuple[Path, str]], starts_ranks):
-        self.calls, self.starts_ranks = list(calls), starts_ranks
-        self.running_ranks = False
-
-    def take(self) -> tuple[Path, str] | None:
-        """The next call that may start now, or None."""
-        for call in self.calls:
-            if not (self.running_ranks and self.starts_ranks(call)):
-                self.calls.remove(call)
-                self.running_ranks |= self.starts_ranks(call)
-                return call
-        return None
-
-    def done(self, call: tuple[Path, str]) -> None:
-        if self.starts_ranks(call):
-            self.running_ranks = False
-
-    def width(self) -> int:
-        """How many of its calls could run at once: each that starts no ranks, and one that does."""
-        ranks = sum(map(self.starts_ranks, self.calls))
-        return len(self.calls) - ranks + min(ranks, 1)
 
 
 def jobs() -> int:
@@ -138,77 +112,58 @@ class Executor:
         return result
 
     def prefetch(self, calls: list[tuple[Path, str]], expected: dict[str, float] | None = None) -> None:
-        """Execute every call not cached yet, before any page renders, `jobs()` at a time: in-process calls
-        one after another in this process, isolated ones meanwhile in children of fork servers, never two
-        that start ranks at once (Queue). This process starts no thread: an in-process call (a profiler,
-        say) sees only itself. A call that reads a clock runs last, with nothing beside it, in a fresh interpreter. Failures are
+        """Execute every call not cached yet, before any page renders, `jobs()` at a time (engine/schedule.py):
+        in-process calls one after another in this process, the calls that start processes last; isolated
+        ones meanwhile, the likely longest first, each in a fork of one fork server, never two that start
+        ranks at once. This process starts no thread: an in-process call (a profiler, say) sees only itself.
+        A call that reads a clock runs last, with nothing beside it, in a fresh interpreter. Failures are
         kept in memory for the page that shows the call to report."""
         todo = [c for c in dict.fromkeys(calls) if self.missing(*c)]
         if not todo:
             return
         alone = [c for c in todo if measures_time(self.root, c[0])]
         multi = {c for c in todo if starts_processes(self.root, c[0])}
-        ranks = {c for c in multi if starts_ranks(self.root, c[0])}
         # In this process, the calls that start processes last: this lane blocks while a call runs, and
-        # the fork servers are still importing when the first calls begin.
+        # the fork server is still importing when the first calls begin.
         in_process = sorted((c for c in todo if c not in alone and not declarations(c[0]).isolate),
                             key=lambda c: c in multi)
-        isolated = Queue(sorted((c for c in todo if c not in alone and declarations(c[0]).isolate),
-                                key=lambda c: -declarations(c[0]).timeout),  # the likely longest first
-                         ranks.__contains__)
-        workers = jobs()
+        isolated = sorted((c for c in todo if c not in alone and declarations(c[0]).isolate),
+                          key=lambda c: -declarations(c[0]).timeout)  # the likely longest first
         compiler = any(compiles(self.root, path) for path, _ in todo if declarations(path).isolate)
-        servers: list[ForkServer] = []
-        progress = Progress(len(todo), workers, expected or {}, kinds={self.name(*c): self.kind(c[0]) for c in todo})
-        progress.queue([self.name(*c) for c in in_process + isolated.calls + alone])
+        progress = Progress(len(todo), jobs(), expected or {}, kinds={self.name(*c): self.kind(c[0]) for c in todo})
+        progress.queue([self.name(*c) for c in in_process + isolated + alone])
+        server = ForkServer(self.root, compiler=compiler) if isolated else None  # it imports while calls run here
+        work = ([Job(self.name(*c), partial(self._blocking, self._in_process, progress, *c), frozenset({HERE}))
+                 for c in in_process]
+                + [Job(self.name(*c), partial(self._forked, server, progress, *c),
+                       frozenset({RANKS}) if starts_ranks(self.root, c[0]) else frozenset()) for c in isolated]
+                + [Job(self.name(*c), partial(self._blocking, self._timed, progress, *c), frozenset({ALONE}))
+                   for c in alone])  # in a fresh interpreter each: without MKL's slow branch (numerics)
         try:
-            self._side_by_side(in_process, isolated, workers, servers, progress, compiler)
-            for path, call in alone:  # in a fresh interpreter each: without MKL's slow branch (numerics)
-                progress.start(self.name(path, call))
-                self._compute(path, call, self._timed)
-                progress.finish(self.name(path, call))
+            failed = schedule.run(work, jobs())
         finally:
             progress.close()
-            for server in reversed(servers):  # siblings first: the server that forked them waits for them
+            if server is not None:
                 server.close()
+        if failed:  # an engine error (a full disk, say), raised once every lane has ended
+            raise next(iter(failed.values()))
 
-    def _side_by_side(self, in_process: list, isolated: Queue, workers: int, servers: list[ForkServer],
-                      progress: Progress, compiler: bool) -> None:
-        """While in-process calls run here, up to `workers - 1` isolated ones run in fork servers'
-        children (servers that have imported what torch.compile imports when a call may compile);
-        once those are done, up to `workers` of them. The first server makes its imports while the
-        in-process calls run; the others are its siblings (forks of it, ForkServer.sibling)."""
-        busy: dict[ForkServer, tuple[Path, str]] = {}
-        in_process = list(in_process)
-        lanes = min(workers, isolated.width())
-        if lanes:
-            servers.append(ForkServer(self.root, compiler=compiler, siblings=lanes - 1))
-        while in_process or isolated.calls or busy:
-            if 0 < len(servers) < lanes and servers[0].ready():  # its siblings, before it takes a call
-                servers += [servers[0].sibling() for _ in range(lanes - len(servers))]
-            for server in servers if len(servers) == lanes else []:
-                if (server not in busy and len(busy) < workers - (1 if in_process else 0) and server.ready()
-                        and (taken := isolated.take()) is not None):
-                    progress.start(self.name(*taken))
-                    server.submit(module_name(self.root, taken[0]), taken[1], declarations(taken[0]).timeout)
-                    busy[server] = taken
-            if in_process:
-                path, call = in_process.pop(0)
-                progress.start(self.name(path, call))
-                self._compute(path, call, self._in_process)
-                progress.finish(self.name(path, call))
-            else:  # nothing to do here: wait for a call to end, or for a server to be ready for one
-                starting = [s for s in servers if s not in busy and not s.ready()] if isolated.calls else []
-                ForkServer.finished(list(busy) + starting, wait=True)
-            for server in ForkServer.finished(list(busy), wait=False):
-                path, call = busy.pop(server)
-                self._collect(server, path, call)
-                isolated.done((path, call))
-                progress.finish(self.name(path, call))
+    def _blocking(self, runner, progress: Progress, path: Path, call: str, lane: int | None) -> None:
+        """A call run to its end while this process waits: in it, or in a fresh interpreter."""
+        progress.start(self.name(path, call))
+        self._compute(path, call, runner)
+        progress.finish(self.name(path, call))
 
-    def _collect(self, server: ForkServer, path: Path, call: str) -> None:
-        """Keep the result of the call `server` ran (see _compute)."""
-        self._compute(path, call, lambda module, call_, timeout: server.result(), server.started)
+    def _forked(self, server: ForkServer, progress: Progress, path: Path, call: str, lane: int | None):
+        """An isolated call in a fork of `server`: it waits, without holding this process, for the server's
+        imports, then for the call."""
+        if not server.ready():
+            yield server
+        progress.start(self.name(path, call))
+        running = server.submit(module_name(self.root, path), call, declarations(path).timeout)
+        yield running
+        self._compute(path, call, lambda *_: running.result(), running.started)
+        progress.finish(self.name(path, call))
 
     def missing(self, path: Path, call: str) -> bool:
         """Not in the cache (a call whose snippet cannot be read counts as present: its page reports it)."""

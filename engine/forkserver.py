@@ -1,21 +1,20 @@
 """Isolated snippet calls started from a Python that has already imported torch: the server, and the
 engine's client of it (`ForkServer`), in one module.
 
-`python -m engine.forkserver [--compiler] [--siblings r,w;...]` imports torch (and NumPy, which torch
-imports), with `--compiler` also Dynamo, and Inductor on a CPU build of torch (a CUDA build's Inductor
-initializes the CUDA driver as it imports) with the values Inductor computes once per process
-(`warm_inductor`), which saves each call the seconds those imports and values take; then it serves one
-call at a time, read as a JSON line from stdin: it forks, and the fork runs the call exactly as
-`engine.child` does in a fresh interpreter, with stdout and stderr (every layer) written to the file the
-request names. The server replies with a JSON line: the exit status, or "timeout" when it killed the
-call's process group. Asked for a sibling, it forks a second server, which serves another lane of calls
-on file descriptors the engine passed (start_sibling) without making the imports again. No server ever
-runs snippet code itself, so every fork starts from the same state: a fresh interpreter that has made
-those imports. It forks only when that is safe: no Python
-thread, no native thread other than OpenBLAS's pool, which OpenBLAS stops around fork() itself (an
-initialized CUDA driver runs threads of its own, which a fork could not use), and no CUDA context of
-torch's; it says which on its first line, and the engine starts fresh interpreters instead when it is
-not.
+`python -m engine.forkserver FD [--compiler]` imports torch (and NumPy, which torch imports), with
+`--compiler` also Dynamo, and Inductor on a CPU build of torch (a CUDA build's Inductor initializes the
+CUDA driver as it imports) with the values Inductor computes once per process (`warm_inductor`), which
+saves each call the seconds those imports and values take. It then says on stdout whether it forks, and
+serves every lane of calls at once: it accepts connections on the Unix socket FD (which the engine
+bound), one per call, and forks for each; the fork runs the call exactly as `engine.child` does in a fresh
+interpreter, in a process group of its own, with stdout and stderr (every layer) written to the file the
+request names. When the call ends, or its deadline passes (then its process group is killed), the server
+replies on that connection with the exit status, or "timeout". No server ever runs snippet code itself,
+so every fork starts from the same state: a fresh interpreter that has made those imports. It forks only
+when that is safe: no Python thread, no native thread other than OpenBLAS's pool, which OpenBLAS stops
+around fork() itself (an initialized CUDA driver runs threads of its own, which a fork could not use), and
+no CUDA context of torch's; where it is not, it starts a fresh interpreter for each call instead. When
+its stdin ends (the engine closed it, or died), it kills whatever still runs and leaves.
 """
 
 from __future__ import annotations
@@ -23,17 +22,21 @@ from __future__ import annotations
 import json
 import locale
 import os
+import itertools
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+from contextlib import suppress
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.runner import Result, child_env, child_result, run_in_subprocess
+from engine.runner import Result, child_env, child_result
 
 TASKS = Path("/proc/self/task")
 
@@ -74,12 +77,16 @@ def warm_inductor() -> None:
     cpu_vec_isa.valid_vec_isa_list()
 
 
-def run_child(module: str, call: str, output: str) -> None:
-    """In the fork: become `python -m engine.child MODULE CALL` writing to `output`; never returns."""
+def run_child(request: dict, inherited: list[int]) -> None:
+    """In the fork: become `python -m engine.child MODULE CALL` writing to the request's output, with the
+    request's environment variables, in a process group of its own; never returns."""
     status = 1
     try:
         os.setsid()
-        target = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        for fd in inherited:  # the server's socket and connections: none of the snippet's business
+            os.close(fd)
+        os.environ.update(request["env"])
+        target = os.open(request["output"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.dup2(target, 1)
@@ -88,151 +95,144 @@ def run_child(module: str, call: str, output: str) -> None:
         os.close(null)
         from engine import child
 
-        sys.argv = [child.__file__, module, call]
-        status = child.main([module, call])
+        sys.argv = [child.__file__, request["module"], request["call"]]
+        status = child.main([request["module"], request["call"]])
     finally:
         os._exit(status)
 
 
-def wait(pid: int, timeout: float, parent: int) -> int | str:
-    """The fork's exit status, or "timeout"; its whole process group is killed either way."""
-    deadline = time.monotonic() + timeout
-    try:
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                return os.waitstatus_to_exitcode(status)
-            if time.monotonic() > deadline or os.getppid() != parent:
-                os.killpg(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                return "timeout"
-            time.sleep(0.02)
-    finally:
-        try:
-            os.killpg(pid, signal.SIGKILL)  # nothing the snippet started outlives it
-        except ProcessLookupError:
-            pass
+def kill_group(pid: int) -> None:
+    with suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
 
 
-def serve(requests, forks: bool, parent: int, siblings: dict[int, tuple[int, int]]) -> int:
-    """Say whether calls fork, then answer each request read from `requests` until it ends: a call, or
-    {"sibling": i}, which starts a sibling server on the pair of file descriptors `siblings` holds under
-    i, and closes them here (see start_sibling)."""
-    print(json.dumps({"fork": forks}), flush=True)
-    started = []
-    for line in requests:
-        request = json.loads(line)
-        if "sibling" in request:
-            started.append(start_sibling(siblings.pop(request["sibling"]), forks, siblings))
-            continue
-        pid = os.fork()
-        if pid == 0:
-            run_child(request["module"], request["call"], request["output"])
-        print(json.dumps({"status": wait(pid, request["timeout"], parent)}), flush=True)
-    for pid in started:  # reaped here, so that the engine counts their CPU time as its children's
-        while os.waitpid(pid, os.WNOHANG) == (0, 0) and os.getppid() == parent:
-            time.sleep(0.02)
-    return 0
+@dataclass(eq=False)
+class Running:
+    """A call the server started, in a fork or a fresh interpreter (`process`), and the connection it
+    answers on; readable (`fileno`) once it has ended."""
+
+    pid: int
+    connection: socket.socket
+    deadline: float
+    process: subprocess.Popen | None = None
+    pidfd: int = field(init=False)
+
+    def __post_init__(self):
+        self.pidfd = os.pidfd_open(self.pid)
+
+    def fileno(self) -> int:
+        return self.pidfd
+
+    def end(self, expired: bool) -> None:
+        """Reply with its exit status, or "timeout" when its deadline has passed; its whole process group is
+        killed either way: nothing the snippet started outlives it."""
+        if expired:
+            kill_group(self.pid)
+        status = self.process.wait() if self.process else os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        kill_group(self.pid)
+        with suppress(OSError):  # the engine has gone
+            self.connection.sendall((json.dumps({"status": "timeout" if expired else status}) + "\n").encode())
+        self.connection.close()
+        os.close(self.pidfd)
 
 
-def start_sibling(pair: tuple[int, int], forks: bool, others: dict[int, tuple[int, int]]) -> int:
-    """Fork a second server, in the same state as this one (its imports made, no call run), that reads
-    its requests from `pair`'s first file descriptor and answers on its second: one server's imports
-    serve two lanes of calls. The sibling reads from a fresh buffer, not from whatever this server has
-    read ahead. Returns its process id; the engine closes it before this server, which waits for it (unless
-    the engine has died: then it leaves, and the sibling, left without a parent, kills its call)."""
+def start(connection: socket.socket, forks: bool, environment: dict[str, str], inherited: list[int]) -> Running:
+    """Read a request from `connection` and start its call: a fork where `forks`, else a fresh interpreter
+    with the server's `environment` as it started."""
+    with connection.makefile(encoding="utf-8") as lines:
+        request = json.loads(lines.readline())
+    deadline = time.monotonic() + request["timeout"]
+    if not forks:
+        with open(request["output"], "wb") as output:
+            process = subprocess.Popen([sys.executable, "-m", "engine.child", request["module"], request["call"]],
+                                       stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
+                                       start_new_session=True, env={**environment, **request["env"]})
+        return Running(process.pid, connection, deadline, process)
     pid = os.fork()
     if pid == 0:
-        status = 1
-        try:
-            os.dup2(pair[0], 0)
-            os.dup2(pair[1], 1)
-            for fd in {*pair, *(fd for both in others.values() for fd in both)}:  # its own now 0 and 1
-                os.close(fd)
-            sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115 - for as long as it lives
-            sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-            status = serve(sys.stdin, forks, os.getppid(), {})
-        finally:
-            os._exit(status)
-    for fd in pair:
-        os.close(fd)
-    return pid
+        run_child(request, [*inherited, connection.fileno()])
+    return Running(pid, connection, deadline)
 
 
-def sibling_pairs(argv: list[str]) -> dict[int, tuple[int, int]]:
-    """The file descriptor pairs after `--siblings` ("r,w;r,w"), which the engine passed for siblings, by
-    their place in that list."""
-    if "--siblings" not in argv:
-        return {}
-    pairs = argv[argv.index("--siblings") + 1].split(";")
-    return {i: tuple(map(int, pair.split(","))) for i, pair in enumerate(pairs)}
+def serve(listener: socket.socket, forks: bool, environment: dict[str, str]) -> int:
+    """Say whether calls fork, then start every call asked on `listener` at once, each in a process of its
+    own, and answer each as it ends, until stdin ends: then kill what still runs."""
+    print(json.dumps({"fork": forks}), flush=True)
+    calls: list[Running] = []
+    try:
+        while True:
+            soonest = min((call.deadline for call in calls), default=None)
+            wait = None if soonest is None else max(0.0, soonest - time.monotonic())
+            readable = select.select([sys.stdin, listener, *calls], [], [], wait)[0]
+            if sys.stdin in readable:  # the engine never writes: it closed its end, or died
+                return 0
+            now = time.monotonic()
+            for call in [c for c in calls if c in readable or c.deadline <= now]:
+                calls.remove(call)
+                call.end(expired=call not in readable)
+            if listener in readable:
+                connection, _ = listener.accept()
+                inherited = [listener.fileno()] + [fd for c in calls for fd in (c.pidfd, c.connection.fileno())]
+                calls.append(start(connection, forks, environment, inherited))
+    finally:
+        for call in calls:
+            call.end(expired=True)
 
 
 # The engine's side: the client that starts a server and hands it calls.
 
 
-class _Pipes:
-    """A sibling server's requests and replies, in place of a subprocess.Popen (stdin, stdout, wait)."""
+class Call:
+    """A call the server runs: readable (`fileno`) once it has ended; `result` says what it printed and how
+    it ended."""
 
-    def __init__(self, requests: int, replies: int):
-        self.stdin = open(requests, "w", encoding="utf-8")  # noqa: SIM115 - closed by close()
-        self.stdout = open(replies, encoding="utf-8")  # noqa: SIM115
+    def __init__(self, module: str, function: str, timeout: float, connection: socket.socket, output: Path):
+        self.module, self.function, self.timeout = module, function, timeout
+        self.connection, self.output = connection, output
+        self.started = time.perf_counter()
 
-    def wait(self) -> None:
-        """Until the sibling has ended: it holds the only other end of `stdout`."""
-        self.stdout.read()
-        self.stdout.close()
+    def fileno(self) -> int:
+        return self.connection.fileno()
 
-    def close(self) -> None:
-        self.stdin.close()
-        self.stdout.close()
+    def result(self) -> Result:
+        """What the call printed, and how it ended (waits for it to end)."""
+        try:
+            with self.connection.makefile(encoding="utf-8") as replies:
+                reply = replies.readline()
+            if not reply:
+                raise RuntimeError(f"the fork server died while running {self.module}.{self.function}()")
+            # read as `text=True` reads a pipe: the locale's encoding, universal newlines
+            output = (self.output.read_text(encoding=locale.getpreferredencoding(False))
+                      if self.output.exists() else "")
+            return child_result(output, json.loads(reply)["status"], self.module, self.function, self.timeout)
+        finally:
+            self.connection.close()
+            self.output.unlink(missing_ok=True)
 
 
 class ForkServer:
-    """An `engine.forkserver` process running one call at a time: `submit` starts it and returns at
-    once, `result` waits for it; the call runs as `run_in_subprocess` would run it, without importing
-    torch again (nor, with `compiler`, what torch.compile imports), and in a fresh interpreter,
-    `submit` waiting for it, where the server says forking is not safe. The server makes its imports
-    while its creator goes on: `ready` says whether it has, `submit` and `forks` wait for it. With
-    `siblings`, it can fork up to that many more servers for more lanes of calls (`sibling`)."""
+    """An `engine.forkserver` process running calls side by side, each in a process of its own: `submit`
+    starts one and returns at once its `Call`. The call runs as `run_in_subprocess` would run it, without
+    importing torch again (nor, with `compiler`, what torch.compile imports), or in a fresh interpreter where
+    the server says forking is not safe. The server makes its imports while its creator goes on: `ready`
+    says whether it has (its `fileno` turns readable once it has), `submit` and `forks` wait for it."""
 
-    def __init__(self, root: Path, env: dict[str, str] | None = None, compiler: bool = False,
-                 siblings: int = 0, process: _Pipes | None = None):
-        self.root, self.env, self.compiler = root, env or child_env(root), compiler
-        self._spare: list[tuple[int, _Pipes]] = []  # (index the server knows it by, the engine's ends)
-        self.process = process or self._start(siblings)
+    def __init__(self, root: Path, env: dict[str, str] | None = None, compiler: bool = False):
+        self.root, self.env = root, env or child_env(root)
+        self.folder = Path(tempfile.mkdtemp(prefix="nmb-forkserver-"))  # its socket, and the calls' outputs
+        self.address = str(self.folder / "socket")
         self._forks: bool | None = None  # unknown until the server's first line
-        self.call: tuple[str, str, float] | None = None
-        self.started = 0.0
-        self._folder: str | None = None
-        self._done: Result | None = None
+        self._numbers = itertools.count()
+        with socket.socket(socket.AF_UNIX) as listener:
+            listener.bind(self.address)
+            listener.listen(64)
+            command = [sys.executable, "-m", "engine.forkserver", str(listener.fileno())]
+            self.process = subprocess.Popen(command + (["--compiler"] if compiler else []), cwd=root, env=self.env,
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                            start_new_session=True, pass_fds=[listener.fileno()])
 
-    def _start(self, siblings: int) -> subprocess.Popen:
-        pipes = [(os.pipe(), os.pipe()) for _ in range(siblings)]  # each sibling's requests and replies
-        theirs = [(requests[0], replies[1]) for requests, replies in pipes]
-        command = [sys.executable, "-m", "engine.forkserver"] + (["--compiler"] if self.compiler else [])
-        if theirs:
-            command += ["--siblings", ";".join(f"{r},{w}" for r, w in theirs)]
-        try:
-            process = subprocess.Popen(command, cwd=self.root, env=self.env, stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, text=True, start_new_session=True,
-                                       pass_fds=[fd for pair in theirs for fd in pair])
-        finally:
-            for fd in (fd for pair in theirs for fd in pair):
-                os.close(fd)
-        self._spare = [(i, _Pipes(requests[1], replies[0])) for i, (requests, replies) in enumerate(pipes)]
-        return process
-
-    def sibling(self) -> ForkServer:
-        """A server for another lane: a fork of this one, its imports made once (ask before this server's
-        first call: it answers in order; close the sibling first: this server waits for it as it ends);
-        else, where it does not fork or has no pipes left, a new one."""
-        if not (self.forks and self._spare):
-            return ForkServer(self.root, self.env, self.compiler)
-        index, pipes = self._spare.pop(0)
-        self.process.stdin.write(json.dumps({"sibling": index}) + "\n")
-        self.process.stdin.flush()
-        return ForkServer(self.root, self.env, self.compiler, process=pipes)
+    def fileno(self) -> int:
+        return self.process.stdout.fileno()
 
     def ready(self, wait: bool = False) -> bool:
         """Whether the server has made its imports and said if it forks (with `wait`, once it has)."""
@@ -249,57 +249,35 @@ class ForkServer:
         self.ready(wait=True)
         return self._forks
 
-    def submit(self, module: str, call: str, timeout: float) -> None:
-        self.call, self.started = (module, call, timeout), time.perf_counter()
-        if not self.forks:
-            self._done = run_in_subprocess(self.root, module, call, timeout, self.env)
-            return
-        self._folder = tempfile.mkdtemp(prefix="nmb-call-")
-        request = {"module": module, "call": call, "output": str(Path(self._folder) / "output.txt"),
-                   "timeout": timeout}
-        self.process.stdin.write(json.dumps(request) + "\n")
-        self.process.stdin.flush()
-
-    def result(self) -> Result:
-        """What the submitted call printed, and how it ended."""
-        if self._done is not None:
-            done, self._done = self._done, None
-            return done
-        module, call, timeout = self.call
+    def submit(self, module: str, call: str, timeout: float, env: dict[str, str] | None = None) -> Call:
+        """Start `module.call()`, with `env`'s variables set in its process, once the server is ready."""
+        self.ready(wait=True)
+        output = self.folder / f"{next(self._numbers)}.txt"
+        request = {"module": module, "call": call, "output": str(output), "timeout": timeout, "env": env or {}}
+        connection = socket.socket(socket.AF_UNIX)
         try:
-            reply = self.process.stdout.readline()
-            if not reply:
-                raise RuntimeError(f"the fork server died while running {module}.{call}()")
-            file = Path(self._folder) / "output.txt"
-            # read as `text=True` reads a pipe: the locale's encoding, universal newlines
-            output = file.read_text(encoding=locale.getpreferredencoding(False)) if file.exists() else ""
-            return child_result(output, json.loads(reply)["status"], module, call, timeout)
-        finally:
-            shutil.rmtree(self._folder, ignore_errors=True)
-
-    @staticmethod
-    def finished(servers: list[ForkServer], wait: bool) -> list[ForkServer]:
-        """The servers whose call has ended; with `wait`, block until at least one has (if any runs).
-        A server given before its first line counts as ended once it has said it (it is ready)."""
-        done = [s for s in servers if s._done is not None]
-        running = {s.process.stdout: s for s in servers if s._done is None}
-        if not running:
-            return done
-        readable, _, _ = select.select(list(running), [], [], 0 if done or not wait else None)
-        return done + [running[r] for r in readable]
+            connection.connect(self.address)
+            connection.sendall((json.dumps(request) + "\n").encode())
+        except OSError:
+            connection.close()
+            raise
+        return Call(module, call, timeout, connection, output)
 
     def close(self) -> None:
+        """End the server (it kills any call still running) and wait for it: its calls' CPU time counts as
+        this process's children's."""
         self.process.stdin.close()
         self.process.wait()
-        for _, pipes in self._spare:
-            pipes.close()
+        self.process.stdout.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def main() -> int:
-    parent = os.getppid()
-    forks = preload(compiler="--compiler" in sys.argv[1:])
-    return serve(sys.stdin, forks, parent, sibling_pairs(sys.argv[1:]))
+def main(argv: list[str]) -> int:
+    environment = dict(os.environ)  # a fresh interpreter's, before torch's imports change anything
+    listener = socket.socket(fileno=int(argv[0]))
+    forks = preload(compiler="--compiler" in argv[1:])
+    return serve(listener, forks, environment)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -11,7 +11,7 @@ ordinal, an out-of-memory, a rank that never started or never finished) is repor
 so is one that breaks a claim. A call whose output holds a verdict (it reads a clock, or compiles) runs
 twice, and a claim that holds on one run and not on the other refuses the recording, naming the verdict
 that moved. Independent recordings run side by side in four lanes, given to the GPUs in
-turn; a call that reads a clock, or needs several GPUs, runs with nothing beside it.
+turn; a call that reads a clock, or needs several GPUs, runs with nothing beside it (engine/schedule.py).
 """
 
 from __future__ import annotations
@@ -22,16 +22,16 @@ import os
 import platform
 import re
 import sys
-import threading
 import time
 import traceback
-from collections import deque
+from functools import partial
 from pathlib import Path
 
-from engine import claims, recordings
+from engine import claims, recordings, schedule
 from engine.includes import page_includes
 from engine.forkserver import ForkServer
 from engine.runner import child_env, mask_addresses
+from engine.schedule import ALONE, Job
 from engine.sources import Declarations, compiles, declarations, measures_time, module_name, snippet_path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -140,25 +140,26 @@ def runs_needed(root: Path, path: Path, call: str) -> int:
 
 
 class Recorder:
-    """Runs the calls in lanes and writes the recordings that pass every check."""
+    """Runs the calls in lanes (engine/schedule.py) and writes the recordings that pass every check."""
 
     def __init__(self, root: Path, info: dict[str, str], lanes: int):
         self.root, self.info, self.lanes = root, info, lanes
         self.failed = 0
-        self._print_lock = threading.Lock()
 
-    def say(self, text: str) -> None:
-        with self._print_lock:
-            print(text, flush=True)
-
-    def record(self, path: Path, call: str, server: ForkServer) -> None:
+    def record(self, server: ForkServer, path: Path, call: str, lane: int | None):
+        """Run the call (twice where its output holds a verdict) on the lane's GPU, every GPU for a call run
+        alone (lane None), waiting for each run without holding up the other lanes; then write its
+        recording, or say why not."""
         name = f"{module_name(self.root, path)}.{call}()"
+        gpus = int(self.info["gpu_count"])
+        env = {"CUDA_VISIBLE_DEVICES": str(lane % gpus)} if gpus > 1 and lane is not None else {}
         start = time.monotonic()
         try:
             runs = []
             for _ in range(runs_needed(self.root, path, call)):
-                server.submit(module_name(self.root, path), call, declarations(path).timeout * 3)
-                result = server.result()
+                running = server.submit(module_name(self.root, path), call, declarations(path).timeout * 3, env)
+                yield running
+                result = running.result()
                 runs.append((mask_addresses(result.output), result.ok, result.error))
             report = verdict(path, call, runs, self.info)
             if report is None:
@@ -168,53 +169,29 @@ class Recorder:
         seconds = time.monotonic() - start
         if report is None:
             runs_said = f" ({len(runs)} runs, the same verdicts)" if len(runs) > 1 else ""
-            self.say(f"recorded {name} in {seconds:.0f} s{runs_said}")
+            print(f"recorded {name} in {seconds:.0f} s{runs_said}", flush=True)
         else:
-            with self._print_lock:
-                self.failed += 1
-            self.say(f"{name} ({seconds:.0f} s): {report}")
+            self.failed += 1
+            print(f"{name} ({seconds:.0f} s): {report}", flush=True)
 
     def run(self, calls: list[tuple[Path, str]], env: dict[str, str]) -> None:
         """Calls that share: `lanes` at a time, each lane on one GPU (round robin); then each call
-        that reads a clock or needs several GPUs, alone, with every GPU visible. Each lane's calls are
-        forks of one server that has imported torch, and Dynamo when a call may compile
-        (engine/forkserver.py), or fresh interpreters where forking is not safe."""
+        that reads a clock or needs several GPUs, alone, with every GPU visible. Every call is a fork of one
+        server that has imported torch, and Dynamo when a call may compile (engine/forkserver.py), or a
+        fresh interpreter where forking is not safe."""
         if not calls:
             return
         alone = [c for c in calls if measures_time(self.root, c[0]) or declarations(c[0]).gpus > 1]
-        shared = deque(c for c in calls if c not in alone)
-        gpus = int(self.info["gpu_count"])
-        lanes = range(max(1, min(self.lanes, len(shared))) if shared else 0)
-        compiler = any(compiles(self.root, path) for path, _ in calls)
-        servers: list[ForkServer] = []
-
-        def lane(server: ForkServer) -> None:
-            while True:
-                try:
-                    path, call = shared.popleft()
-                except IndexError:
-                    return
-                self.record(path, call, server)
-
+        shared = [c for c in calls if c not in alone]
+        server = ForkServer(self.root, env, any(compiles(self.root, path) for path, _ in calls))
         try:
-            for i in lanes:
-                servers.append(ForkServer(self.root, dict(env, CUDA_VISIBLE_DEVICES=str(i % gpus)) if gpus > 1
-                                          else env, compiler))
-            if alone:
-                servers.append(ForkServer(self.root, env, compiler))
-            self.say("calls run as " + ("forks of servers that have imported torch" if all(s.forks for s in servers)
-                                        else "fresh interpreters (forking is not safe here)"))
-            threads = [threading.Thread(target=lane, args=(servers[i],)) for i in lanes]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-            for path, call in alone:
-                self.record(path, call, servers[-1])
+            print("calls run as " + ("forks of a server that has imported torch" if server.forks
+                                     else "fresh interpreters (forking is not safe here)"), flush=True)
+            jobs = [Job(f"{module_name(self.root, path)}.{call}", partial(self.record, server, path, call),
+                        frozenset({ALONE}) if (path, call) in alone else frozenset()) for path, call in calls]
+            schedule.run(jobs, min(self.lanes, len(shared)))
         finally:
-            shared.clear()  # lanes still running take no further call
-            for server in servers:
-                server.close()
+            server.close()
 
 
 def main(argv: list[str] | None = None) -> int:

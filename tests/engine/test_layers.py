@@ -17,7 +17,7 @@ ENGINE = Path(__file__).resolve().parents[2] / "engine"
 STAGES = {  # bottom first
     "store": ("atomic", "settings", "syntax", "store"),
     "source": ("urls", "numerics", "claims", "sources", "includes", "translations", "parity"),
-    "run": ("runner", "child", "forkserver", "progress", "execute"),
+    "run": ("runner", "child", "forkserver", "schedule", "progress", "execute"),
     "gpu": ("recordings", "record"),
     "site": ("bilingual", "render", "render_cache", "interface", "lighter", "search_text", "search_split", "weight",
              "reading_time", "not_found", "pages"),

@@ -1,7 +1,11 @@
 """Calls run before pages render, side by side, and still never share process state."""
 
 import json
+import re
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from engine.progress import Progress
@@ -89,38 +93,95 @@ def test_a_call_never_timed_is_expected_to_take_what_its_kind_took():
     assert "about 10 s left" in progress.line()
 
 
-def test_two_calls_that_start_ranks_never_run_side_by_side():
-    from engine.execute import Queue
+RANKS = """
+import multiprocessing  # a launcher: the engine counts this call as one that starts ranks
+import os, time
+from pathlib import Path
+ISOLATE = True
+def main():
+    mine = Path(__file__).with_name("running." + Path(__file__).stem)
+    mine.touch()
+    seen = set()
+    for _ in range(40):
+        seen |= {p.name for p in mine.parent.glob("running.*")} - {mine.name}
+        time.sleep(0.05)
+    mine.unlink()
+    print("ran beside:", sorted(seen) or "nothing")
+"""
 
-    queue = Queue(["multi1", "multi2", "other"], lambda call: call.startswith("multi"))
-    assert queue.width() == 2  # the servers it needs: one for "other", one for the calls that start ranks
-    assert [queue.take(), queue.take(), queue.take()] == ["multi1", "other", None]
-    queue.done("multi1")
-    assert queue.take() == "multi2" and queue.take() is None and queue.calls == []
+
+def test_two_calls_that_start_ranks_never_run_side_by_side_another_runs_beside_them(tmp_path):
+    sandbox = Sandbox(tmp_path)
+    sandbox.snippet("ranks1.py", RANKS)
+    sandbox.snippet("ranks2.py", RANKS)
+    sandbox.snippet("other.py", RANKS.replace("import multiprocessing", "import subprocess"))  # one interpreter
+    sandbox.page("index", include("ranks1.py") + include("ranks2.py") + include("other.py"))
+    build = sandbox.build(env={"NMB_JOBS": "3"})
+    assert build.returncode == 0, build.log
+    seen = re.findall(r"ran beside: (.*)", build.page("en"))
+    assert len(seen) == 3 and "running.ranks" not in seen[0] + seen[1]
+    assert "running.other" in seen[0] + seen[1]
 
 
-def lineage():
-    """A call's output: the process id of the server that forked it, and of that server's parent."""
-    server = os.getppid()
-    print(server, Path(f"/proc/{server}/stat").read_text().rsplit(")", 1)[1].split()[1])
+def meet():
+    """Waits, up to 30 s, for the other call of a pair (which comes only if both run at once), then prints
+    the process id of its parent and how many of the pair it saw."""
+    folder = Path(os.environ["NMB_MEET"])
+    (folder / str(os.getpid())).touch()
+    for _ in range(600):
+        if len(list(folder.iterdir())) == 2:
+            break
+        time.sleep(0.05)
+    print(os.getppid(), len(list(folder.iterdir())))
 
 
-def test_a_fork_server_imports_while_its_creator_goes_on_then_forks_a_sibling_for_a_second_lane(root):
-    """The second lane of calls costs no imports: the sibling is a fork of the first server, and each runs
-    only the calls sent to it (the first's next request follows the sibling's at once)."""
+def test_one_fork_server_runs_calls_side_by_side_each_in_a_fork_of_its_own(root, tmp_path):
+    """Every lane is served by one server, whose imports are made once, while its creator goes on."""
     from engine.forkserver import ForkServer
 
-    servers = [ForkServer(root, siblings=1)]
-    first = servers[0]
+    server = ForkServer(root)
     try:
-        assert not first.ready()  # it is still importing torch
-        servers.append(first.sibling())  # `sibling` waits for the server's first line (`forks`)
-        assert first.ready() and first.forks is True
-        first.submit("tests.engine.test_prefetch", "lineage", 60)
-        servers[1].submit("tests.engine.test_prefetch", "lineage", 60)
-        by_first, by_sibling = first.result().output.split(), servers[1].result().output.split()
-        assert int(by_first[0]) == first.process.pid
-        assert int(by_sibling[1]) == first.process.pid != int(by_sibling[0])
+        assert not server.ready()  # it is still importing torch
+        calls = [server.submit("tests.engine.test_prefetch", "meet", 60, {"NMB_MEET": str(tmp_path)})
+                 for _ in range(2)]
+        assert server.forks is True
+        assert [call.result().output.split() for call in calls] == [[str(server.process.pid), "2"]] * 2
     finally:
-        for server in reversed(servers):  # the sibling first: the server that forked it waits for it
-            server.close()
+        server.close()
+
+
+def sleeper():
+    Path(os.environ["NMB_MEET"], "pid").write_text(str(os.getpid()))
+    time.sleep(120)
+
+
+ENGINE = """
+import sys, time
+from pathlib import Path
+from engine.forkserver import ForkServer
+server = ForkServer(Path(sys.argv[1]))
+server.submit("tests.engine.test_prefetch", "sleeper", 120, {"NMB_MEET": sys.argv[2]})
+time.sleep(120)
+"""
+
+
+def test_a_call_dies_with_the_engine_that_asked_for_it(root, tmp_path):
+    """A build killed (SIGKILL: no clean-up) leaves no call running: the server sees its stdin end."""
+    from engine.runner import child_env
+
+    engine = subprocess.Popen([sys.executable, "-c", ENGINE, str(root), str(tmp_path)], cwd=root, env=child_env(root))
+    pid_file = tmp_path / "pid"
+    try:
+        for _ in range(1200):
+            if pid_file.exists() and pid_file.read_text():
+                break
+            time.sleep(0.05)
+        pid = int(pid_file.read_text())
+    finally:
+        engine.kill()
+        engine.wait()
+    for _ in range(600):
+        if not Path(f"/proc/{pid}").exists():
+            break
+        time.sleep(0.05)
+    assert not Path(f"/proc/{pid}").exists(), "the call outlived the engine"

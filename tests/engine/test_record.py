@@ -49,7 +49,7 @@ def test_one_gpu_machine_records_only_what_it_may(project, capsys):
     before = {name: recorded(project, name) for name in ("two_gpus", "big_memory")}
     assert record.main(["--all", "--jobs", "2"]) == 1  # two outputs refused
     out = capsys.readouterr().out
-    assert "calls run as forks of servers that have imported torch" in out  # no CUDA driver here
+    assert "calls run as forks of a server that has imported torch" in out  # no CUDA driver here
     assert "skipped snippets.two_gpus.main(): needs 2 GPUs (GPUS = 2), this machine has 1" in out
     assert "skipped snippets.big_memory.main(): the recording was made on NVIDIA H200 with 139.8 GiB" in out
     assert {name: recorded(project, name) for name in before} == before  # left as they were
