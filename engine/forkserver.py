@@ -258,9 +258,10 @@ class ForkServer:
         try:
             connection.connect(self.address)
             connection.sendall((json.dumps(request) + "\n").encode())
-        except OSError:
+        except OSError as error:
             connection.close()
-            raise
+            raise RuntimeError(f"the fork server has ended (exit status {self.process.poll()}): "
+                               f"{module}.{call}() cannot run") from error
         return Call(module, call, timeout, connection, output)
 
     def close(self) -> None:

@@ -32,7 +32,7 @@ class Job:
     tags: frozenset[str] = frozenset()
 
 
-@dataclass
+@dataclass(eq=False)
 class _Running:
     job: Job
     lane: int | None

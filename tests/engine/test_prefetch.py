@@ -1,8 +1,10 @@
 """Calls run before pages render, side by side, and still never share process state."""
 
 import json
-import re
 import os
+import re
+import select
+import socket
 import subprocess
 import sys
 import time
@@ -40,7 +42,7 @@ def test_isolated_calls_side_by_side_start_clean(tmp_path, monkeypatch):
 
 
 def test_in_process_calls_that_start_processes_run_after_the_others(tmp_path):
-    """This process runs its calls one at a time while fork servers import: a call that waits on processes
+    """This process runs its calls one at a time while the fork server imports: a call that waits on processes
     of its own does not hold the others up at the start."""
     sandbox = Sandbox(tmp_path)
     sandbox.snippet("spawner.py", "import subprocess, sys\ndef main():\n"
@@ -185,3 +187,27 @@ def test_a_call_dies_with_the_engine_that_asked_for_it(root, tmp_path):
             break
         time.sleep(0.05)
     assert not Path(f"/proc/{pid}").exists(), "the call outlived the engine"
+
+
+def main_module():
+    print(sys.modules["__main__"].__spec__.name)
+
+
+def test_where_forking_is_not_safe_the_server_starts_a_fresh_interpreter_for_each_call(root, tmp_path):
+    """The server's fallback (engine.forkserver.start with forks=False): `python -m engine.child`, its output
+    in the file the request names, its exit status or "timeout" as the reply, its process group killed."""
+    from engine import forkserver
+    from engine.runner import child_env
+
+    for call, timeout, status, output in (("main_module", 60, 0, "engine.child\n"), ("sleeper", 3, "timeout", "")):
+        ours, theirs = socket.socketpair()
+        request = {"module": "tests.engine.test_prefetch", "call": call, "output": str(tmp_path / "output"),
+                   "timeout": timeout, "env": {"NMB_MEET": str(tmp_path)}}
+        ours.sendall((json.dumps(request) + "\n").encode())
+        running = forkserver.start(theirs, False, child_env(root), [])
+        ended = select.select([running], [], [], timeout)[0]  # as the server waits: for its end or its deadline
+        running.end(expired=not ended)
+        with ours.makefile(encoding="utf-8") as replies:
+            assert json.loads(replies.readline()) == {"status": status}
+        ours.close()
+        assert (tmp_path / "output").read_text() == output and not Path(f"/proc/{running.pid}").exists()
