@@ -59,8 +59,9 @@ test:
 # The learner's workbench: `make check LAB=phase25/lab01` writes the lab's starters into mywork/ (those
 # missing) and grades them against the course's code; `make check` lists the labs and their tasks.
 # `make check LAB=phase25/lab01 DELIVERABLE=experiments/25-autograd-by-hand` validates the learner's deliverable folder.
+# `make check LAB=phase25/lab01 NOTEBOOK=1` writes the lab's workspace notebook and its solutions into mywork/.
 check: setup
-	$(PY) -m workbench $(LAB) $(if $(DELIVERABLE),--deliverable $(DELIVERABLE))
+	$(PY) -m workbench $(LAB) $(if $(DELIVERABLE),--deliverable $(DELIVERABLE)) $(if $(NOTEBOOK),--notebook)
 
 # Full-page screenshots of the home page and every lab page, both languages, light and dark, into
 # artifacts/screenshots/ (pictures for authors: `make test` leaves them out).
