@@ -8,9 +8,9 @@ import sys
 import pytest
 import torch
 
-from engine import record, recordings
-from engine.runner import child_env
-from engine.sources import Declarations
+from engine.gpu import record, recordings
+from engine.run.runner import child_env
+from engine.source.sources import Declarations
 from tests.engine.sandbox import Sandbox, include
 
 ONE_H100 = {"gpu": "NVIDIA H100", "gpu_count": "1", "gpu_memory_gib": "79.2", "torch": "2.11", "triton": "3.6",
