@@ -129,7 +129,7 @@ def on_pre_build(config):
     that is safe (Executor.prefetch), so that pages render from the cache. Under `mkdocs serve` with
     calls missing at start, they run in a background process instead (engine.background) while pages
     show what is ready. When calls ran, every lab notebook whose HTML is not cached starts converting
-    then, beside the pages (engine/notebook_pages.convert_ahead)."""
+    then, beside the pages (engine/jupyter/notebook_pages.convert_ahead)."""
     site = pages.current()
     sources.freeze(site.root)  # each snippet's closure and hash once per build
     if _state.command == "serve" and _in_background(site, Path(config.docs_dir)):

@@ -83,7 +83,7 @@ def lab_sources(docs: Path, langs: list[str]) -> dict[str, list[Path]]:
 
 def convert_ahead(config, site, processes: int) -> None:
     """Start converting every lab's notebook, each language's (the default's first), while pages render
-    (engine/notebook_html.convert_ahead); a notebook that cannot be made yet is left to its page."""
+    (engine/jupyter/notebook_html.convert_ahead); a notebook that cannot be made yet is left to its page."""
     default, others = languages(config)
     made = []
     for lang, labs in lab_sources(Path(config.docs_dir), [default, *others]).items():
