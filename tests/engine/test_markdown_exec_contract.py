@@ -25,9 +25,9 @@ def pinned(package: str) -> str:
 def test_the_version_the_contract_was_read_from_is_the_pinned_one():
     from importlib.metadata import version
 
-    assert version("markdown-exec") == pinned("markdown-exec"), \
+    assert version("markdown-exec") == pinned("markdown-exec"), (
         "markdown-exec changed: read its rendering module again against the checks below and "
-        "engine/site/render_cache.py"
+        "engine/site/render_cache.py")
 
 
 def test_the_internals_the_render_cache_reads_are_there():

@@ -172,7 +172,7 @@ def test_a_verdict_that_moves_between_two_runs_is_refused_and_named(tmp_path, mo
     assert recorded(tmp_path, "steady")["output"] == "ours is 3.0% faster than torch's\n"
 
 
-PRELOAD = "import itertools; from engine import forkserver; forkserver.threads = itertools.count(1).__next__; " \
+PRELOAD = "import itertools; from engine.run import forkserver; forkserver.threads = itertools.count(1).__next__; " \
           "print(forkserver.preload(compiler=False))"
 
 
