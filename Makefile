@@ -75,7 +75,7 @@ bench: setup
 # On a machine with an NVIDIA GPU and a CUDA build of torch (no venv needed there).
 # `make record ARGS=--all` re-records every recording; ARGS also takes --only TEXT, --jobs N, --dry-run.
 record:
-	$(PYTHON) -m engine.record $(ARGS)
+	$(PYTHON) -m engine.gpu.record $(ARGS)
 
 clean:
 	rm -rf site .cache artifacts

@@ -4,7 +4,7 @@ Measures a cold build of both languages with empty caches, a rebuild with nothin
 after a prose edit, and how long a prose edit and a snippet edit take to show under `mkdocs serve --dirty`;
 then where the cold build's time went: the slowest snippet calls, the totals of each kind of call, and
 the time spent outside snippets (MkDocs, both language passes, the search split, notebooks); then what
-each page of the site weighs, with what it loads, and each language's search index (engine/weight.py).
+each page of the site weighs, with what it loads, and each language's search index (engine/site/weight.py).
 It also times `make record --dry-run --all` (reading every snippet's declarations and recordings, no
 GPU needed). Every figure comes with the CPU time it took (user + system, children included) and the load
 average; the file names the machine and the date, and holds the latest figures and, below them, the table
@@ -29,9 +29,9 @@ from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from engine import weight
-from engine.execute import jobs
-from engine.settings import Layout, knob
+from engine.site import weight
+from engine.run.execute import jobs
+from engine.base.settings import Layout, knob
 
 ROOT = Path(__file__).resolve().parent.parent
 COPIED = ("mkdocs.yml", "docs", "snippets", "engine")
@@ -73,9 +73,9 @@ def timed_build(project: Path) -> tuple[float, float, int, dict]:
 
 
 def timed_record_listing(project: Path) -> tuple[float, float, int]:
-    """(seconds, CPU seconds, calls listed) for `python -m engine.record --dry-run --all`."""
+    """(seconds, CPU seconds, calls listed) for `python -m engine.gpu.record --dry-run --all`."""
     start, cpu = time.perf_counter(), cpu_seconds()
-    listing = subprocess.run([sys.executable, "-m", "engine.record", "--dry-run", "--all"], cwd=project,
+    listing = subprocess.run([sys.executable, "-m", "engine.gpu.record", "--dry-run", "--all"], cwd=project,
                              env=environment(), check=True, capture_output=True, text=True).stdout
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
     return seconds, cpu, sum(line.startswith("  snippets.") for line in listing.splitlines())

@@ -4,7 +4,7 @@ import json
 import os
 from pathlib import Path
 
-from engine.progress import Progress
+from engine.run.progress import Progress
 from tests.engine.sandbox import Sandbox, include
 
 LEAKS = """
@@ -28,7 +28,7 @@ def test_isolated_calls_side_by_side_start_clean(tmp_path, monkeypatch):
     sandbox.page("index", "".join(include(n) for n in names) + include("local.py"))
     build = sandbox.build(env={"NMB_JOBS": "2"})
     assert build.returncode == 0, build.log
-    fresh = "seen: None None False"  # what a fresh `python -m engine.child` prints first
+    fresh = "seen: None None False"  # what a fresh `python -m engine.run.child` prints first
     assert build.page("en").count(fresh) == 4 and build.page("es").count(fresh) == 4
     stats = json.loads((tmp_path / ".cache" / "last-build.json").read_text())
     assert sorted(stats["executed"]) == sorted([f"snippets.leak{i}.main" for i in range(4)] + ["snippets.local.main"])
@@ -90,7 +90,7 @@ def test_a_call_never_timed_is_expected_to_take_what_its_kind_took():
 
 
 def test_two_calls_that_start_ranks_never_run_side_by_side():
-    from engine.execute import Queue
+    from engine.run.execute import Queue
 
     queue = Queue(["multi1", "multi2", "other"], lambda call: call.startswith("multi"))
     assert queue.width() == 2  # the servers it needs: one for "other", one for the calls that start ranks
@@ -108,7 +108,7 @@ def lineage():
 def test_a_fork_server_imports_while_its_creator_goes_on_then_forks_a_sibling_for_a_second_lane(root):
     """The second lane of calls costs no imports: the sibling is a fork of the first server, and each runs
     only the calls sent to it (the first's next request follows the sibling's at once)."""
-    from engine.forkserver import ForkServer
+    from engine.run.forkserver import ForkServer
 
     servers = [ForkServer(root, siblings=1)]
     first = servers[0]

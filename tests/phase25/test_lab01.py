@@ -5,7 +5,7 @@ from pathlib import Path
 
 import torch
 
-from engine.sources import source_hash
+from engine.source.sources import source_hash
 from snippets.phase25.lab01 import deliverable, exercises
 from snippets.phase25.lab01.chain import cross_entropy_graph, walk_by_hand
 from snippets.phase25.lab01.compare import TOLERANCE, comparison, max_errors

@@ -1,6 +1,6 @@
 """Record on an NVIDIA GPU every CUDA snippet whose recording is missing or stale.
 
-Usage: python -m engine.record [--all] [--dry-run] [--only TEXT] [--jobs N]
+Usage: python -m engine.gpu.record [--all] [--dry-run] [--only TEXT] [--jobs N]
 Needs only Python and a CUDA build of torch: no docs stack.
 
 A recording cannot be spoiled by the machine that makes it: a snippet that declares more GPUs or more
@@ -28,13 +28,14 @@ import traceback
 from collections import deque
 from pathlib import Path
 
-from engine import claims, recordings
-from engine.includes import page_includes
-from engine.forkserver import ForkServer
-from engine.runner import child_env, mask_addresses
-from engine.sources import Declarations, compiles, declarations, measures_time, module_name, snippet_path
+from engine.source import claims
+from engine.gpu import recordings
+from engine.source.includes import page_includes
+from engine.run.forkserver import ForkServer
+from engine.run.runner import child_env, mask_addresses
+from engine.source.sources import Declarations, compiles, declarations, measures_time, module_name, snippet_path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # What an output shows when the machine, not the snippet, failed.
 ENVIRONMENT_FAILURES = re.compile(
     r"CUDA error|invalid device ordinal|out of memory|OutOfMemoryError|NCCL error|ncclInternalError"
@@ -178,7 +179,7 @@ class Recorder:
         """Calls that share: `lanes` at a time, each lane on one GPU (round robin); then each call
         that reads a clock or needs several GPUs, alone, with every GPU visible. Each lane's calls are
         forks of one server that has imported torch, and Dynamo when a call may compile
-        (engine/forkserver.py), or fresh interpreters where forking is not safe."""
+        (engine/run/forkserver.py), or fresh interpreters where forking is not safe."""
         if not calls:
             return
         alone = [c for c in calls if measures_time(self.root, c[0]) or declarations(c[0]).gpus > 1]

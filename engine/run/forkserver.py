@@ -1,12 +1,12 @@
 """Isolated snippet calls started from a Python that has already imported torch: the server, and the
 engine's client of it (`ForkServer`), in one module.
 
-`python -m engine.forkserver [--compiler] [--siblings r,w;...]` imports torch (and NumPy, which torch
+`python -m engine.run.forkserver [--compiler] [--siblings r,w;...]` imports torch (and NumPy, which torch
 imports), with `--compiler` also Dynamo, and Inductor on a CPU build of torch (a CUDA build's Inductor
 initializes the CUDA driver as it imports) with the values Inductor computes once per process
 (`warm_inductor`), which saves each call the seconds those imports and values take; then it serves one
 call at a time, read as a JSON line from stdin: it forks, and the fork runs the call exactly as
-`engine.child` does in a fresh interpreter, with stdout and stderr (every layer) written to the file the
+`engine.run.child` does in a fresh interpreter, with stdout and stderr (every layer) written to the file the
 request names. The server replies with a JSON line: the exit status, or "timeout" when it killed the
 call's process group. Asked for a sibling, it forks a second server, which serves another lane of calls
 on file descriptors the engine passed (start_sibling) without making the imports again. No server ever
@@ -33,7 +33,7 @@ import threading
 import time
 from pathlib import Path
 
-from engine.runner import Result, child_env, child_result, run_in_subprocess
+from engine.run.runner import Result, child_env, child_result, run_in_subprocess
 
 TASKS = Path("/proc/self/task")
 
@@ -75,7 +75,7 @@ def warm_inductor() -> None:
 
 
 def run_child(module: str, call: str, output: str) -> None:
-    """In the fork: become `python -m engine.child MODULE CALL` writing to `output`; never returns."""
+    """In the fork: become `python -m engine.run.child MODULE CALL` writing to `output`; never returns."""
     status = 1
     try:
         os.setsid()
@@ -86,7 +86,7 @@ def run_child(module: str, call: str, output: str) -> None:
         os.dup2(target, 2)
         os.close(target)
         os.close(null)
-        from engine import child
+        from engine.run import child
 
         sys.argv = [child.__file__, module, call]
         status = child.main([module, call])
@@ -189,7 +189,7 @@ class _Pipes:
 
 
 class ForkServer:
-    """An `engine.forkserver` process running one call at a time: `submit` starts it and returns at
+    """An `engine.run.forkserver` process running one call at a time: `submit` starts it and returns at
     once, `result` waits for it; the call runs as `run_in_subprocess` would run it, without importing
     torch again (nor, with `compiler`, what torch.compile imports), and in a fresh interpreter,
     `submit` waiting for it, where the server says forking is not safe. The server makes its imports
@@ -210,7 +210,7 @@ class ForkServer:
     def _start(self, siblings: int) -> subprocess.Popen:
         pipes = [(os.pipe(), os.pipe()) for _ in range(siblings)]  # each sibling's requests and replies
         theirs = [(requests[0], replies[1]) for requests, replies in pipes]
-        command = [sys.executable, "-m", "engine.forkserver"] + (["--compiler"] if self.compiler else [])
+        command = [sys.executable, "-m", "engine.run.forkserver"] + (["--compiler"] if self.compiler else [])
         if theirs:
             command += ["--siblings", ";".join(f"{r},{w}" for r, w in theirs)]
         try:

@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
-from engine import atomic, numerics
-from engine.progress import Progress
-from engine.settings import knob
-from engine.forkserver import ForkServer
-from engine.runner import Result, child_env, mask_addresses, run_in_process, run_in_subprocess
-from engine.sources import (SnippetError, compiles, declarations, measures_time, module_name, source_hash,
-                            starts_processes, starts_ranks)
+from engine.base import atomic
+from engine.source import numerics
+from engine.run.progress import Progress
+from engine.base.settings import knob
+from engine.run.forkserver import ForkServer
+from engine.run.runner import Result, child_env, mask_addresses, run_in_process, run_in_subprocess
+from engine.source.sources import (SnippetError, compiles, declarations, measures_time, module_name, source_hash,
+                                   starts_processes, starts_ranks)
 
 log = logging.getLogger("mkdocs.engine")
 CACHE_SCHEMA = "2"  # bump when what is stored for a run changes
