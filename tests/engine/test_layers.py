@@ -51,9 +51,9 @@ def imports(module: str, engine: Path = ENGINE) -> set[str]:
     for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = ".".join(package[:len(package) - node.level + 1] + [node.module or ""] if node.level
-                            else [node.module or ""]).strip(".")
+        elif isinstance(node, ast.ImportFrom):  # `from engine.site import pages` imports engine.site.pages
+            anchor = package[:len(package) - node.level + 1] if node.level else []
+            base = ".".join(anchor + ([node.module] if node.module else []))
             found |= {f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names}
     return {name for name in found if name in known} - {module}
 
@@ -65,8 +65,8 @@ def graph(engine: Path = ENGINE) -> dict[str, set[str]]:
 def strays(engine: Path = ENGINE) -> list[str]:
     """Modules outside a stage package: at engine/'s root but not in TOP, or in a package that is no stage."""
     found = []
-    for module in modules(engine)[1:]:  # engine/__init__.py first: the top
-        first = module.split(".")[1]
+    for module in modules(engine):
+        first = module.split(".")[1] if module != "engine" else "__init__"
         if first not in (STAGES if (engine / first).is_dir() else TOP):
             found.append(module)
     return found
