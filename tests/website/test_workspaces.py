@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from engine.translations import LANGS
+from engine.source.translations import LANGS
 from workbench.catalogue import labs
 from workbench.notebook import WORDS, workspace
 from workbench.site import NAME
