@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 import torch.nn.functional as F
 
@@ -69,6 +71,37 @@ def _logsumexp_derivatives(namespace):
 def _profile_summary(namespace):
     """summary(profile_linear())"""
     return namespace.summary(namespace.profile_linear())
+
+
+@contextlib.contextmanager
+def _process_group(backend: str, world: int):
+    """A process group of this one process: gloo alone, or the fake backend standing in for `world` ranks
+    (its collectives send nothing, and each is seen and measured as on real ranks)."""
+    import torch.distributed as dist
+
+    if backend == "fake":
+        from torch.testing._internal.distributed.fake_pg import FakeStore  # registers the fake backend
+
+        store = FakeStore()
+    else:
+        store = dist.HashStore()
+    dist.init_process_group(backend, store=store, rank=0, world_size=world)
+    try:
+        yield torch.device("cpu")
+    finally:
+        dist.destroy_process_group()
+
+
+def _buckets_alone(namespace):
+    """smaller_buckets() on one gloo process"""
+    with _process_group("gloo", 1) as cpu:  # DDP cuts the same buckets on one rank as on two
+        print(namespace.buckets_report([namespace.ddp_buckets_rank(cpu, namespace.BUCKET_MB)]))
+
+
+def _no_reshard_faked(namespace):
+    """no_reshard() on a fake process group of 2 ranks"""
+    with _process_group("fake", 2) as cpu:  # FSDP2 on one rank gathers nothing: two ranks, faked
+        print(namespace.reshard_report([namespace.both_reshard_settings_rank(cpu)]))
 
 
 def _softmax_gradient(namespace, x, dy):
@@ -180,10 +213,14 @@ TASKS = (
          cases=_triton_reading),
     Task(LAB03, "exercises", "phase25/lab03/exercises.py", ("training_modules",), number=4,
          calls=("training",)),
+    Task(SURVEY, "exercises", "phase25/distributed/exercises.py", ("ddp_buckets_rank",), number=1,
+         calls=((_buckets_alone, "smaller_buckets"),)),
+    Task(SURVEY, "exercises", "phase25/distributed/exercises.py", ("fsdp_reshard_rank",), number=2,
+         calls=((_no_reshard_faked, "no_reshard"),)),
     Task(SURVEY, "exercises", "phase25/distributed/exercises.py", ("crossover_by_hand",), number=4,
          calls=("crossover_by_hand",)),
     Task(TORCHRUN, "exercises", "phase25/distributed/cluster.py", ("on_hosts",), number=1,
-         cases=lambda: [("on_hosts", (hosts,)) for hosts in (2, 4)], calls=("main",)),
+         cases=lambda: [("on_hosts", (hosts,)) for hosts in (2, 4)], calls=("main",), page_in_name=True),
     Task(WEEK9, "exercises", "week09/exercises.py", ("which_copy",), number=2,
          cases=lambda: [("which_copy", ())], calls=("main_copies",)),
     Task(WEEK9, "exercises", "week09/exercises.py", ("overload_calls",), number=4,
