@@ -209,6 +209,7 @@ TASKS = (
          calls=("exercise3",)),  # its printed counts, held to the page's claims (each gradcheck is slow)
     Task(COMPILE, "exercises", "phase25/theory03/exercises.py", ("ReluHead.forward",), number=3,
          cases=lambda: [(_relu_head, ())], calls=("main_relu",)),
+    Task(LAB03, "part-a", "phase25/lab03/part_a_compile_match.py", ("compile_match",), calls=("main",)),
     Task(LAB03, "part-d-gpu", "phase25/lab03/triton_reading.py", ("classify", "annotate", "pointers", "summary"),
          cases=_triton_reading),
     Task(LAB03, "exercises", "phase25/lab03/exercises.py", ("training_modules",), number=4,
