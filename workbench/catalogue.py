@@ -222,6 +222,7 @@ TASKS = (
          calls=("crossover_by_hand",)),
     Task(TORCHRUN, "exercises", "phase25/distributed/cluster.py", ("on_hosts",), number=1,
          cases=lambda: [("on_hosts", (hosts,)) for hosts in (2, 4)], calls=("main",), page_in_name=True),
+    Task(WEEK9, "lab-step-6", "week09/deliverable.py", ("matmul_chain",), calls=("main",)),
     Task(WEEK9, "exercises", "week09/exercises.py", ("which_copy",), number=2,
          cases=lambda: [("which_copy", ())], calls=("main_copies",)),
     Task(WEEK9, "exercises", "week09/exercises.py", ("overload_calls",), number=4,
