@@ -104,6 +104,20 @@ def _no_reshard_faked(namespace):
         print(namespace.reshard_report([namespace.both_reshard_settings_rank(cpu)]))
 
 
+def _trace_checked(namespace):
+    """TRACE.md's checklist, your trace_md's on CPU"""
+    import tempfile
+    from pathlib import Path
+
+    from snippets.experiment import print_checklist, write_manifest
+    from workbench.tasks import SNIPPETS
+
+    with tempfile.TemporaryDirectory() as tmp:  # the manifest hashes the course's module: a notebook has no file
+        (Path(tmp) / "TRACE.md").write_text(namespace.trace_md("cpu"), encoding="utf-8")
+        write_manifest(Path(tmp), namespace.SEED, SNIPPETS / "week09/deliverable.py", device="cpu")
+        print_checklist(namespace.check_acceptance(Path(tmp)))
+
+
 def _softmax_gradient(namespace, x, dy):
     """x.grad after softmax(x).backward(dy)"""
     x.requires_grad_()
@@ -222,7 +236,7 @@ TASKS = (
          calls=("crossover_by_hand",)),
     Task(TORCHRUN, "exercises", "phase25/distributed/cluster.py", ("on_hosts",), number=1,
          cases=lambda: [("on_hosts", (hosts,)) for hosts in (2, 4)], calls=("main",), page_in_name=True),
-    Task(WEEK9, "lab-step-6", "week09/deliverable.py", ("matmul_chain",), calls=("main",)),
+    Task(WEEK9, "lab-step-6", "week09/deliverable.py", ("matmul_chain",), calls=((_trace_checked, "main"),)),
     Task(WEEK9, "exercises", "week09/exercises.py", ("which_copy",), number=2,
          cases=lambda: [("which_copy", ())], calls=("main_copies",)),
     Task(WEEK9, "exercises", "week09/exercises.py", ("overload_calls",), number=4,
