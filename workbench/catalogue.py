@@ -118,6 +118,11 @@ def _trace_checked(namespace):
         print_checklist(namespace.check_acceptance(Path(tmp)))
 
 
+def _fake_strides(namespace):
+    """softmax_wrong_strides(<meta (2, 600)>).stride()"""
+    return namespace.softmax_wrong_strides(torch.empty(2, 600, device="meta")).stride()
+
+
 def _softmax_gradient(namespace, x, dy):
     """x.grad after softmax(x).backward(dy)"""
     x.requires_grad_()
@@ -219,6 +224,8 @@ TASKS = (
          cases=lambda: [("mse_against_backward", ())], calls=("exercise4",), atol=1e-15),
     Task(LAB02, "op", "phase25/lab02/ops.py", ("softmax", "softmax_backward", "save_output", "backward"),
          cases=_softmax_inputs, atol=1e-6, rtol=1e-5, renames=(("nmb::", "mywork::"),)),
+    Task(LAB02, "exercise-2", "phase25/lab02/wrong_fake.py", ("fake_wrong_strides",),
+         cases=lambda: [(_fake_strides, ())], calls=("main",), renames=(("nmb_exercises::", "mywork_exercises::"),)),
     Task(LAB02, "exercise-3", "phase25/lab02/exercises.py", ("gradcheck_calls",),
          calls=("exercise3",)),  # its printed counts, held to the page's claims (each gradcheck is slow)
     Task(COMPILE, "exercises", "phase25/theory03/exercises.py", ("ReluHead.forward",), number=3,
