@@ -59,8 +59,9 @@ test:
 # The learner's workbench: `make check LAB=phase25/lab01` writes the lab's starters into mywork/ (those
 # missing) and grades them against the course's code; `make check` lists the labs and their tasks.
 # `make check LAB=phase25/lab01 DELIVERABLE=experiments/25-autograd-by-hand` validates the learner's deliverable folder.
+# `make check LAB=phase25/lab01 NOTEBOOK=1` writes the lab's workspace notebook and its solutions into mywork/.
 check: setup
-	$(PY) -m workbench $(LAB) $(if $(DELIVERABLE),--deliverable $(DELIVERABLE))
+	$(PY) -m workbench $(LAB) $(if $(DELIVERABLE),--deliverable $(DELIVERABLE)) $(if $(NOTEBOOK),--notebook)
 
 # Full-page screenshots of the home page and every lab page, both languages, light and dark, into
 # artifacts/screenshots/ (pictures for authors: `make test` leaves them out).
@@ -74,7 +75,7 @@ bench: setup
 # On a machine with an NVIDIA GPU and a CUDA build of torch (no venv needed there).
 # `make record ARGS=--all` re-records every recording; ARGS also takes --only TEXT, --jobs N, --dry-run.
 record:
-	$(PYTHON) -m engine.record $(ARGS)
+	$(PYTHON) -m engine.gpu.record $(ARGS)
 
 clean:
 	rm -rf site .cache artifacts

@@ -2,16 +2,17 @@
 
 Its public face is `__all__`: the only names that snippets, the learner's workbench and the notebooks'
 cells import from the engine (tests/engine/test_public_face.py holds them to it), so that everything else
-may move. The `python -m engine.<tool>` entry points are public too.
+may move. The `python -m` entry points that engine/README.md lists (`engine.run.child`, `engine.gpu.record`, ...)
+are public too; each module lives in the package of its stage (tests/engine/test_layers.py).
 """
 
-from engine.claims import Output, strip_claims
-from engine.claims import claims as claims_of
-from engine.numerics import pin as pin_numerics
-from engine.recordings import current as current_recording
-from engine.runner import seed_everything
-from engine.sources import closure, source_hash
-from engine.urls import page_url
+from engine.source.claims import Output, strip_claims
+from engine.source.claims import claims as claims_of
+from engine.source.numerics import pin as pin_numerics
+from engine.gpu.recordings import current as current_recording
+from engine.run.runner import seed_everything
+from engine.source.sources import closure, source_hash
+from engine.source.urls import page_url
 
 __all__ = ["Output", "claims_of", "closure", "current_recording", "page_url", "pin_numerics", "seed_everything",
            "source_hash", "strip_claims"]

@@ -17,8 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine.runner import child_env
-from engine.settings import Layout
+from engine.run.runner import child_env
+from engine.base.settings import Layout
 
 
 def start(root: Path, docs: Path) -> subprocess.Popen:
@@ -40,9 +40,9 @@ def _stop_with_parent() -> None:
 
 
 def main(root: str, docs: str) -> None:
-    from engine import pages
-    from engine.execute import Executor
-    from engine.progress import read_timings, save_timings
+    from engine.site import pages
+    from engine.run.execute import Executor
+    from engine.run.progress import read_timings, save_timings
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # unwinds: prefetch closes its fork servers
     logging.basicConfig(level=logging.INFO, format="INFO    -  %(message)s")  # as mkdocs logs

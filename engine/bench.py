@@ -4,9 +4,11 @@ Measures a cold build of both languages with empty caches, a rebuild with nothin
 after a prose edit, and how long a prose edit and a snippet edit take to show under `mkdocs serve --dirty`;
 then where the cold build's time went: the slowest snippet calls, the totals of each kind of call, and
 the time spent outside snippets (MkDocs, both language passes, the search split, notebooks); then what
-each page of the site weighs, with what it loads, and each language's search index (engine/weight.py).
-Every figure comes with the CPU time it took (user + system, children included) and the load average;
-the file names the machine and the date, and holds the latest figures only.
+each page of the site weighs, with what it loads, and each language's search index (engine/site/weight.py).
+It also times `make record --dry-run --all` (reading every snippet's declarations and recordings, no
+GPU needed). Every figure comes with the CPU time it took (user + system, children included) and the load
+average; the file names the machine and the date, and holds the latest figures and, below them, the table
+of the run before (so that a change's cost shows before and after, on the same machine).
 """
 
 from __future__ import annotations
@@ -27,9 +29,9 @@ from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from engine import weight
-from engine.execute import jobs
-from engine.settings import Layout, knob
+from engine.site import weight
+from engine.run.execute import jobs
+from engine.base.settings import Layout, knob
 
 ROOT = Path(__file__).resolve().parent.parent
 COPIED = ("mkdocs.yml", "docs", "snippets", "engine")
@@ -68,6 +70,27 @@ def timed_build(project: Path) -> tuple[float, float, int, dict]:
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
     stats = json.loads(Layout(project).last_build.read_text())
     return seconds, cpu, len(stats["executed"]), stats
+
+
+def timed_record_listing(project: Path) -> tuple[float, float, int]:
+    """(seconds, CPU seconds, calls listed) for `python -m engine.gpu.record --dry-run --all`."""
+    start, cpu = time.perf_counter(), cpu_seconds()
+    listing = subprocess.run([sys.executable, "-m", "engine.gpu.record", "--dry-run", "--all"], cwd=project,
+                             env=environment(), check=True, capture_output=True, text=True).stdout
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
+    return seconds, cpu, sum(line.startswith("  snippets.") for line in listing.splitlines())
+
+
+def previous_run(report: str) -> list[str]:
+    """The first table of an earlier BENCHMARKS.md, with the line that says when and where it was taken."""
+    lines = report.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("Written by")), None)
+    first = next((i for i in range(start or 0, len(lines)) if lines[i].startswith("|")), None)
+    if start is None or first is None:
+        return []
+    end = next((i for i in range(first, len(lines)) if not lines[i].startswith("|")), len(lines))
+    taken = lines[start].split(". One run")[0].rstrip(".").replace("Written by", "Taken by", 1)
+    return ["## The run before", "", f"{taken}.", "", *lines[first:end]]
 
 
 def breakdown(seconds: float, stats: dict, slowest: int = 15) -> list[str]:
@@ -168,18 +191,20 @@ def machine() -> str:
             f"torch {version('torch')}, MkDocs {version('mkdocs')}")
 
 
-def markdown(rows: list, latencies: dict[str, float], details: list[str], when: str, where: str) -> str:
-    """BENCHMARKS.md: the latest figures, with the machine and the date they were taken on."""
+def markdown(rows: list, latencies: dict[str, float], details: list[str], when: str, where: str,
+             before: list[str]) -> str:
+    """BENCHMARKS.md: the latest figures, with the machine and the date they were taken on, then the
+    table of the run before."""
     lines = ["# Benchmarks", "",
-             f"Written by `make bench` (`python -m engine.bench`) on {when}, on {where}. One run of each, on a",
-             "copy of the project; DECISIONS.md says why the targets are what they are.", "",
+             f"Written by `make bench` (`python -m engine.bench`) on {when}, on {where}.", "",
+             "One run of each, on a copy of the project; DECISIONS.md says why the targets are what they are.", "",
              "| what (both languages, strict) | seconds | CPU s | snippets executed | load | target |",
              "| --- | --- | --- | --- | --- | --- |"]
     lines += [f"| {name} | {seconds:.1f} | {cpu:.1f} | {executed} | {load:.2f} | {TARGETS.get(name, '')} |"
               for name, seconds, cpu, executed, _, load in rows]
     lines += [f"| mkdocs serve: {name} shown | {seconds:.1f} | | | | {TARGETS.get('mkdocs serve: ' + name + ' shown', '')} |"
               for name, seconds in latencies.items()]
-    return "\n".join(lines + ["", "```text", *details, "```", ""])
+    return "\n".join(lines + ["", "```text", *details, "```", ""] + ([*before, ""] if before else []))
 
 
 def main() -> None:
@@ -196,13 +221,17 @@ def main() -> None:
         size, notebooks, pages = site_sizes(project / "site")
         weights = weight.report(project / "site", urlsplit(knob("NMB_SITE_URL") or "/").path or "/")
         latencies = serve_latencies(project)
+        listed = timed_record_listing(project)
+    rows.append(("make record --dry-run --all", listed[0], listed[1], 0, {}, os.getloadavg()[0]))
     details = [f"cold build on {os.cpu_count()} core(s), {jobs()} call(s) at a time; Inductor's precompiled "
                f"headers: {len(headers)} there before it, {made} made by it:",
                *breakdown(rows[0][1], rows[0][4]),
+               f"make record --dry-run --all: {listed[2]} calls listed, none run",
                f"site, both languages: {size / 1e6:.1f} MB, of which {pages} notebook pages and their "
                f"stylesheet: {notebooks / 1e6:.1f} MB",
                *weights]
-    text = markdown(rows, latencies, details, when, machine())
+    before = previous_run(REPORT.read_text(encoding="utf-8")) if REPORT.exists() else []
+    text = markdown(rows, latencies, details, when, machine(), before)
     REPORT.write_text(text, encoding="utf-8")
     print(text)
 

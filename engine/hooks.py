@@ -1,7 +1,7 @@
 """MkDocs hooks: wire `snippet()` into markdown-exec, and make every failure loud.
 
 Listed under `hooks:` in mkdocs.yml. Both language passes of static-i18n and every
-`mkdocs serve` rebuild share one `engine.pages.Site`, hence one execution per snippet.
+`mkdocs serve` rebuild share one `engine.site.pages.Site`, hence one execution per snippet.
 """
 
 from __future__ import annotations
@@ -24,14 +24,17 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the engine package itself, wherever the config lives
     sys.path.insert(0, str(ROOT))
 
-from engine import (atomic, background, bilingual, interface, lighter, notebook_html, notebook_pages,  # noqa: E402
-                    not_found, notebooks, numerics, pages, reading_time, render, render_cache, search_split,
-                    search_text, sources, store, translations)
-from engine.execute import SLEEPING_OPENMP, Executor, jobs  # noqa: E402
-from engine.includes import IncludeError, page_includes  # noqa: E402
-from engine.progress import read_timings, save_timings  # noqa: E402
-from engine.settings import Layout  # noqa: E402
-from engine.sources import SnippetError  # noqa: E402
+from engine import background  # noqa: E402
+from engine.base import atomic, store  # noqa: E402
+from engine.source import numerics, sources, translations  # noqa: E402
+from engine.site import (bilingual, interface, lighter, not_found, pages, reading_time, render,  # noqa: E402
+                         render_cache, search_split, search_text)
+from engine.jupyter import notebook_html, notebook_pages, notebooks  # noqa: E402
+from engine.run.execute import SLEEPING_OPENMP, Executor, jobs  # noqa: E402
+from engine.source.includes import IncludeError, page_includes  # noqa: E402
+from engine.run.progress import read_timings, save_timings  # noqa: E402
+from engine.base.settings import Layout  # noqa: E402
+from engine.source.sources import SnippetError  # noqa: E402
 
 log = logging.getLogger("mkdocs.engine")
 DISARM = re.compile(r"^([ \t]*`{3,}\s*\w+[^\n]*?)\bexec=\S+", re.MULTILINE)  # shown, never run
@@ -64,7 +67,7 @@ def on_startup(command, dirty):
 
 @event_priority(-200)  # after static-i18n has given each file its language's destination
 def on_files(files, config):
-    """Each lab's notebook page joins the files (engine/notebook_pages.py). `mkdocs serve --dirty`
+    """Each lab's notebook page joins the files (engine/jupyter/notebook_pages.py). `mkdocs serve --dirty`
     re-renders only pages whose file changed; a page whose snippets or recordings changed is made to
     look changed too, by removing its built HTML (a notebook page is re-rendered every time: cached)."""
     if _state.dirty:
@@ -126,7 +129,7 @@ def on_pre_build(config):
     that is safe (Executor.prefetch), so that pages render from the cache. Under `mkdocs serve` with
     calls missing at start, they run in a background process instead (engine.background) while pages
     show what is ready. When calls ran, every lab notebook whose HTML is not cached starts converting
-    then, beside the pages (engine/notebook_pages.convert_ahead)."""
+    then, beside the pages (engine/jupyter/notebook_pages.convert_ahead)."""
     site = pages.current()
     sources.freeze(site.root)  # each snippet's closure and hash once per build
     if _state.command == "serve" and _in_background(site, Path(config.docs_dir)):
@@ -195,8 +198,9 @@ def on_page_markdown(markdown, page, config, files):
 
 def on_page_content(html, page, config, files):
     """A notebook page's body; every snippet block the page showed ran; its code blocks made lighter
-    (engine/lighter.py); what search leaves out marked (engine/search_text.py: the search plugin reads
-    the page next, and removes the marks); a page of the site its reading time stated (engine/reading_time.py)."""
+    (engine/site/lighter.py); what search leaves out marked (engine/site/search_text.py: the search plugin
+    reads the page next, and removes the marks); a page of the site its reading time stated
+    (engine/site/reading_time.py)."""
     site = pages.current()
     if notebook_pages.is_notebook_page(page):
         html = notebook_pages.render(page, config, site) or html
@@ -222,8 +226,8 @@ def _report(site) -> None:
 
 
 def on_post_page(output, page, config):
-    """The theme's markup in the page's language, and valid (engine/interface.py); each figure described by
-    its paragraph (engine/bilingual.py)."""
+    """The theme's markup in the page's language, and valid (engine/site/interface.py); each figure described by
+    its paragraph (engine/site/bilingual.py)."""
     return interface.fix(bilingual.link_descriptions(output), _lang(config))
 
 

@@ -2,7 +2,7 @@
 the site's languages, drawn from data computed once.
 
 A figure module computes its data, then draws it once per language: `in_languages(name, draw)` prints
-each drawing after a line naming its language, and the page shows the one in its own (engine/bilingual.py).
+each drawing after a line naming its language, and the page shows the one in its own (engine/site/bilingual.py).
 Each drawing is the SVG, whose aria-describedby names the paragraph under it that says in words what it draws.
 """
 

@@ -13,8 +13,8 @@ os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from engine import numerics  # noqa: E402 - imports neither torch nor triton
-from engine.execute import SLEEPING_OPENMP  # noqa: E402
+from engine.source import numerics
+from engine.run.execute import SLEEPING_OPENMP  # noqa: E402
 
 os.environ.setdefault("OMP_WAIT_POLICY", SLEEPING_OPENMP)  # as the build sets it: workers share cores
 if (_reason := numerics.unsupported()) is not None:

@@ -5,9 +5,10 @@ beside it, and each of its claims is checked against what it printed."""
 import subprocess
 import sys
 
-from engine import claims, pages
-from engine.execute import Executor
-from engine.sources import measures_time
+from engine.source import claims
+from engine.site import pages
+from engine.run.execute import Executor
+from engine.source.sources import measures_time
 
 BURN = "while True: pass"
 

@@ -68,6 +68,25 @@ def test_a_wrong_element_is_located(tmp_path):
     assert "off by 5.00e-01, the tolerance is 1.0e-07); 1200 of 1200 elements are off" in problem
 
 
+def test_a_rank_function_is_graded_on_a_fake_process_group(tmp_path):
+    """FSDP2 left resharding after forward: the check, on two faked ranks, names the page's sentence."""
+    task = next(task for task in TASKS if task.name == "phase25/distributed#exercises-2")
+    source = (SNIPPETS / task.module).read_text().replace("reshard_after_forward=reshard_after_forward", "")
+    (tmp_path / "exercises.py").write_text(source)
+    problem = check(task, load(tmp_path / "exercises.py"))
+    assert problem.startswith('the page says "The two backward all-gathers disappear')
+    assert "what your no_reshard() on a fake process group of 2 ranks prints does not bear it out" in problem
+
+
+def test_a_miscounted_flop_is_named(tmp_path):
+    """A dispatch mode that forgets the multiply-add's factor 2: the check names the op and both counts."""
+    task = next(task for task in TASKS if task.name == "phase25/lab00#exercise-1")
+    source = (SNIPPETS / task.module).read_text().replace("+ 2 * a.shape[0]", "+ a.shape[0]")
+    (tmp_path / "exercises.py").write_text(source)
+    problem = check(task, load(tmp_path / "exercises.py"))
+    assert problem.startswith("flops_of_linear()['aten.addmm.default'] is 76800, expected 153600")
+
+
 def test_a_notebook_namespace_is_graded():
     """A notebook's globals() are graded as a module is."""
     task = next(task for task in TASKS if task.name == "phase25/lab00#part-a")

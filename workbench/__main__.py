@@ -33,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{lab}: " + ", ".join("#" + task.name.partition("#")[2] for task in tasks))
         return 0
     lab, _, anchor = args.lab.partition("#")
-    tasks = [task for task in grouped.get(lab.strip("/"), []) if anchor in ("", task.anchor)]
+    tasks = [task for task in grouped.get(lab.strip("/"), [])
+             if anchor in ("", task.anchor, task.name.partition("#")[2])]  # a section, or one task by its name
     if not tasks:
         print(f"no task called {args.lab}; `python -m workbench` lists them", file=sys.stderr)
         return 2

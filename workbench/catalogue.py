@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import torch
 import torch.nn.functional as F
 
@@ -11,12 +13,15 @@ P24_LAB00 = "phase-24/lab/00-hello-cuda.md"
 PRIMER = "phase-24/theory/02-triton-primer.md"
 SOFTMAX = "phase-24/theory/03-triton-softmax.md"
 SUBSTRATE = "phase-24/theory/04-pytorch-as-substrate.md"
+MOTIVATION = "phase-25/theory/00-motivation.md"
+COMPILE = "phase-25/theory/03-compile-and-distributed.md"
 AUTOGRAD = "phase-25/theory/02-autograd-engine.md"
 WEEK9 = "week-09/index.md"
 LAB00 = "phase-25/lab/00-dispatcher-trace.md"
 LAB02 = "phase-25/lab/02-custom-op.md"
 LAB03 = "phase-25/lab/03-compile-and-inductor.md"
 SURVEY = "phase-25/lab/03-distributed-survey.md"
+TORCHRUN = "phase-25/lab/03-running-torchrun.md"
 LAB01 = "phase-25/lab/01-autograd-by-hand.md"
 GRADIENTS = ("dL/dx", "dL/dW", "dL/db")
 
@@ -46,6 +51,76 @@ def _lab00_inputs():
 def _listed_mlp(namespace, container):
     """what_the_registry_sees"""
     return namespace.what_the_registry_sees(container)
+
+
+def _relu_head(namespace):
+    """ReluHead(TinyHead's fc)(x)"""
+    from snippets.phase25.theory03.tiny_head import model_and_input
+
+    model, x = model_and_input()
+    return namespace.ReluHead(model.fc)(x)
+
+
+def _logsumexp_derivatives(namespace):
+    """derivatives(LogSumExp.apply, y, v)"""
+    x, W, b, _ = _head()
+    y = F.linear(x, W, b).detach()
+    return namespace.derivatives(namespace.LogSumExp.apply, y, torch.randn_like(y))
+
+
+def _profile_summary(namespace):
+    """summary(profile_linear())"""
+    return namespace.summary(namespace.profile_linear())
+
+
+@contextlib.contextmanager
+def _process_group(backend: str, world: int):
+    """A process group of this one process: gloo alone, or the fake backend standing in for `world` ranks
+    (its collectives send nothing, and each is seen and measured as on real ranks)."""
+    import torch.distributed as dist
+
+    if backend == "fake":
+        from torch.testing._internal.distributed.fake_pg import FakeStore  # registers the fake backend
+
+        store = FakeStore()
+    else:
+        store = dist.HashStore()
+    dist.init_process_group(backend, store=store, rank=0, world_size=world)
+    try:
+        yield torch.device("cpu")
+    finally:
+        dist.destroy_process_group()
+
+
+def _buckets_alone(namespace):
+    """smaller_buckets() on one gloo process"""
+    with _process_group("gloo", 1) as cpu:  # DDP cuts the same buckets on one rank as on two
+        print(namespace.buckets_report([namespace.ddp_buckets_rank(cpu, namespace.BUCKET_MB)]))
+
+
+def _no_reshard_faked(namespace):
+    """no_reshard() on a fake process group of 2 ranks"""
+    with _process_group("fake", 2) as cpu:  # FSDP2 on one rank gathers nothing: two ranks, faked
+        print(namespace.reshard_report([namespace.both_reshard_settings_rank(cpu)]))
+
+
+def _trace_checked(namespace):
+    """TRACE.md's checklist, your trace_md's on CPU"""
+    import tempfile
+    from pathlib import Path
+
+    from snippets.experiment import print_checklist, write_manifest
+    from workbench.tasks import SNIPPETS
+
+    with tempfile.TemporaryDirectory() as tmp:  # the manifest hashes the course's module: a notebook has no file
+        (Path(tmp) / "TRACE.md").write_text(namespace.trace_md("cpu"), encoding="utf-8")
+        write_manifest(Path(tmp), namespace.SEED, SNIPPETS / "week09/deliverable.py", device="cpu")
+        print_checklist(namespace.check_acceptance(Path(tmp)))
+
+
+def _fake_strides(namespace):
+    """softmax_wrong_strides(<meta (2, 600)>).stride()"""
+    return namespace.softmax_wrong_strides(torch.empty(2, 600, device="meta")).stride()
 
 
 def _softmax_gradient(namespace, x, dy):
@@ -88,6 +163,8 @@ def _softmax_logits():
 
 
 TASKS = (
+    Task(P24_LAB00, "exercises", "phase24/lab00/exercises.py", ("exact_or_close",), number=2,
+         calls=("exact_or_close",)),
     Task(P24_LAB00, "exercises", "phase24/lab00/exercises.py", ("check_minigpt",), number=3,
          cases=lambda: [("check_minigpt", ())], calls=("my_check",)),
     Task(PRIMER, "exercises", "phase24/triton_primer/exercises.py", ("add_kernel_without_mask",), number=2,
@@ -103,6 +180,8 @@ TASKS = (
          calls=("layers_in_a_list",)),
     Task(AUTOGRAD, "exercises", "phase25/theory02/exercises.py", ("packed_tensors",), number=3,
          cases=lambda: [("packed_tensors", ())], calls=("main_packed",)),
+    Task(MOTIVATION, "exercises", "phase25/theory00/exercises.py", ("only_weight_backward",), number=3,
+         calls=("main_only_weight",)),
     Task(LAB00, "part-a", "phase25/lab00/part_a_baseline.py", ("baseline",),
          cases=lambda: [("baseline", ())], calls=("main",)),
     Task(LAB00, "part-b", "phase25/lab00/part_b_key_sets.py", ("key_set", "key_sets"),
@@ -114,6 +193,16 @@ TASKS = (
                         for name in ("dispatched_ops", "function_calls", "pre_dispatch_ops")]),
     Task(LAB00, "part-d", "phase25/lab00/part_d_addmm.py", ("comparisons",),
          cases=lambda: [("comparisons", ())], calls=("main",)),
+    Task(LAB00, "part-e", "phase25/lab00/part_e_profiler.py", ("profile_linear", "summary"),
+         cases=lambda: [(_profile_summary, ())],
+         calls=("main",)),
+    Task(LAB00, "stretch", "phase25/lab00/stretch.py", ("half_input", "excluded_autograd_keys", "grad_modes"),
+         cases=lambda: [("half_input", ()), ("grad_modes", ())], calls=("main",)),
+    *(Task(LAB00, f"exercise-{n}", "phase25/lab00/exercises.py", (writes,),
+           cases=(lambda compared=compared: [(compared, ())]), calls=(f"exercise{n}",))
+      for n, writes, compared in ((1, "CountFlops.__torch_dispatch__", "flops_of_linear"),
+                                  (2, "batched_input", "batched_input"), (3, "grad_modes", "grad_modes"),
+                                  (4, "forward_and_backward", "forward_and_backward"))),
     Task(LAB01, "code", "phase25/lab01/hand_gradients.py",
          ("linear_backward", "cross_entropy_grad", "sum_of_squares_grad", "hand_gradients",
           "autograd_gradients"),
@@ -127,16 +216,34 @@ TASKS = (
          cases=lambda: [("walk_by_hand", ())], calls=("main",), atol=1e-7),
     Task(LAB01, "minigpt", "phase25/lab01/minigpt_head.py", ("head_errors", "sgd_step"),
          cases=lambda: [("head_errors", ()), ("sgd_step", ())], calls=("main",), rtol=1e-6),
+    Task(LAB01, "exercise-2", "phase25/lab01/exercises.py", ("reduction_ratio",),
+         cases=lambda: [("reduction_ratio", ())], calls=("exercise2",)),
+    Task(LAB01, "exercise-3", "phase25/lab01/exercises.py", ("LogSumExp.backward",),
+         cases=lambda: [(_logsumexp_derivatives, ())], calls=("exercise3",), atol=1e-12),
     Task(LAB01, "exercise-4", "phase25/lab01/exercises.py", ("mse_against_backward",),
          cases=lambda: [("mse_against_backward", ())], calls=("exercise4",), atol=1e-15),
     Task(LAB02, "op", "phase25/lab02/ops.py", ("softmax", "softmax_backward", "save_output", "backward"),
          cases=_softmax_inputs, atol=1e-6, rtol=1e-5, renames=(("nmb::", "mywork::"),)),
+    Task(LAB02, "exercise-2", "phase25/lab02/wrong_fake.py", ("fake_wrong_strides",),
+         cases=lambda: [(_fake_strides, ())], calls=("main",), renames=(("nmb_exercises::", "mywork_exercises::"),)),
     Task(LAB02, "exercise-3", "phase25/lab02/exercises.py", ("gradcheck_calls",),
          calls=("exercise3",)),  # its printed counts, held to the page's claims (each gradcheck is slow)
+    Task(COMPILE, "exercises", "phase25/theory03/exercises.py", ("ReluHead.forward",), number=3,
+         cases=lambda: [(_relu_head, ())], calls=("main_relu",)),
+    Task(LAB03, "part-a", "phase25/lab03/part_a_compile_match.py", ("compile_match",), calls=("main",)),
     Task(LAB03, "part-d-gpu", "phase25/lab03/triton_reading.py", ("classify", "annotate", "pointers", "summary"),
          cases=_triton_reading),
+    Task(LAB03, "exercises", "phase25/lab03/exercises.py", ("training_modules",), number=4,
+         calls=("training",)),
+    Task(SURVEY, "exercises", "phase25/distributed/exercises.py", ("ddp_buckets_rank",), number=1,
+         calls=((_buckets_alone, "smaller_buckets"),)),
+    Task(SURVEY, "exercises", "phase25/distributed/exercises.py", ("fsdp_reshard_rank",), number=2,
+         calls=((_no_reshard_faked, "no_reshard"),)),
     Task(SURVEY, "exercises", "phase25/distributed/exercises.py", ("crossover_by_hand",), number=4,
          calls=("crossover_by_hand",)),
+    Task(TORCHRUN, "exercises", "phase25/distributed/cluster.py", ("on_hosts",), number=1,
+         cases=lambda: [("on_hosts", (hosts,)) for hosts in (2, 4)], calls=("main",), page_in_name=True),
+    Task(WEEK9, "lab-step-6", "week09/deliverable.py", ("matmul_chain",), calls=((_trace_checked, "main"),)),
     Task(WEEK9, "exercises", "week09/exercises.py", ("which_copy",), number=2,
          cases=lambda: [("which_copy", ())], calls=("main_copies",)),
     Task(WEEK9, "exercises", "week09/exercises.py", ("overload_calls",), number=4,

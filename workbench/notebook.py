@@ -7,6 +7,7 @@ import ast
 import json
 
 from engine import strip_claims
+from workbench.pages import hint_text, task_text
 from workbench.tasks import SNIPPETS, Task
 from workbench.workspace import starters
 
@@ -16,6 +17,9 @@ import os, pathlib, sys
 root = pathlib.Path.cwd()
 while not (root / "workbench").is_dir() and root != root.parent:  # from mywork/ up to the repository
     root = root.parent
+if not (root / "workbench").is_dir():
+    raise RuntimeError("Open this notebook inside your clone of the course's repository (in mywork/, say), "
+                       "after make setup, with the kernel of its .venv.")
 sys.path.insert(0, str(root))
 os.environ.setdefault("TRITON_INTERPRET", "1")
 from engine import pin_numerics
@@ -47,16 +51,29 @@ def solution_source(task: Task) -> str:
     return _without_main_guard(source)
 
 
-def workspace(tasks: list[Task], solutions: bool = False) -> dict:
-    """The notebook of `tasks` (one lab's): starters to fill in, or the solutions."""
-    cells = [_cell("markdown", f"# {tasks[0].lab}: {'solutions' if solutions else 'your workbench'}\n\n"
-                   "Run the set-up cell, then for each task fill in the cell under its statement and run "
-                   "the check below it."), _cell("code", SETUP)]
+WORDS = {  # the notebook's own sentences; the tasks' statements and hints come from the page in its language
+    "en": {"title": "your workbench", "solutions": "solutions", "hint": "Hint",
+           "how": "Run the set-up cell, then for each task fill in the cell under its statement and run the check "
+                  "below it."},
+    "es": {"title": "tu espacio de trabajo", "solutions": "soluciones", "hint": "Pista",
+           "how": "Ejecuta la celda de preparación y, en cada tarea, completa la celda que hay bajo su enunciado y "
+                  "ejecuta la comprobación de debajo."},
+}
+
+
+def workspace(tasks: list[Task], solutions: bool = False, lang: str = "en") -> dict:
+    """The notebook of `tasks` (one lab's): starters to fill in, or the solutions; its statements and hints
+    in `lang`, read from the page's twin in that language."""
+    words = WORDS[lang]
+    cells = [_cell("markdown", f"# {tasks[0].lab}: {words['solutions' if solutions else 'title']}\n\n"
+                   f"{words['how']}"), _cell("code", SETUP)]
     for task in tasks:
         code = solution_source(task) if solutions else _without_main_guard(starters([task])[task.module])
-        cells += [_cell("markdown", f"## {task.name}\n\n{task.text}\n\n(docs/{task.page}#{task.anchor})"),
+        text = task_text(task.page, task.anchor, task.number, lang)
+        hint = hint_text(task.page, task.anchor, task.number, lang)
+        cells += [_cell("markdown", f"## {task.name}\n\n{text}\n\n(docs/{task.page}#{task.anchor})"),
                   _cell("code", code),
-                  _cell("markdown", f"<details><summary>Hint</summary>\n\n{task.look}\n\n</details>"),
+                  _cell("markdown", f"<details><summary>{words['hint']}</summary>\n\n{hint}\n\n</details>"),
                   _cell("code", f'check_here("{task.name}", globals())')]
     for i, cell in enumerate(cells):
         cell["id"] = f"cell-{i}"

@@ -1,4 +1,5 @@
-"""The task a page sets, read from the page itself (the page is the one place it is written)."""
+"""The task a page sets, read from the page itself (the page is the one place it is written), in English
+or from the page's Spanish twin."""
 
 from __future__ import annotations
 
@@ -7,7 +8,15 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 HEADING = re.compile(r"^#+ .*\{ #([\w-]+) \}\s*$")
+TASK = {"en": "**Task.**", "es": "**Tarea.**"}  # how a lab part's task paragraph opens
+HINT = {"en": '??? tip "Hint"', "es": '??? tip "Pista"'}
 MARK = re.compile(r'<span class="nmb-difficulty"[^>]*>[●○]{3}</span> *')  # a task's difficulty mark
+
+
+def _lines(page: str, lang: str) -> list[str]:
+    """The page's Markdown lines in `lang` (its `.es.md` twin for Spanish)."""
+    path = DOCS / (page if lang == "en" else page.removesuffix(".md") + f".{lang}.md")
+    return path.read_text(encoding="utf-8").splitlines()
 
 
 def _plain(markdown: str) -> str:
@@ -29,12 +38,12 @@ def _start(lines: list[str], page: str, anchor: str, number: int) -> int:
     return start
 
 
-def hint_text(page: str, anchor: str, number: int = 0) -> str:
+def hint_text(page: str, anchor: str, number: int = 0, lang: str = "en") -> str:
     """The collapsed hint the page gives before the task's solution, plain ("" when it gives none)."""
-    lines = (DOCS / page).read_text().splitlines()
+    lines = _lines(page, lang)
     start = _start(lines, page, anchor, number)
     for i in range(start + 1, len(lines)):
-        if lines[i].lstrip().startswith('??? tip "Hint"'):
+        if lines[i].lstrip().startswith(HINT[lang]):
             body = []
             for line in lines[i + 1:]:
                 if line.strip() and len(line) - len(line.lstrip()) <= len(lines[i]) - len(lines[i].lstrip()):
@@ -46,10 +55,10 @@ def hint_text(page: str, anchor: str, number: int = 0) -> str:
     return ""
 
 
-def task_text(page: str, anchor: str, number: int = 0) -> str:
+def task_text(page: str, anchor: str, number: int = 0, lang: str = "en") -> str:
     """The `**Task.**` paragraph of the section `anchor` of `page` (else its first paragraph), or the
     paragraph of its exercise `number` (`**3. Change and run.** ...`), as plain text."""
-    lines = (DOCS / page).read_text().splitlines()
+    lines = _lines(page, lang)
     start = next((i for i, line in enumerate(lines) if (m := HEADING.match(line)) and m.group(1) == anchor), None)
     if start is None:
         raise LookupError(f"{page} has no section #{anchor}")
@@ -70,5 +79,5 @@ def task_text(page: str, anchor: str, number: int = 0) -> str:
         if chosen is None:
             raise LookupError(f"{page}#{anchor} has no exercise {number}")
         return _plain(re.sub(r"^(\*\*\d+\. [^*]*\*\*|\d+\. \*\*[^*]*\*\*) *", "", chosen))
-    chosen = next((p for p in paragraphs if p.startswith("**Task.**")), paragraphs[0] if paragraphs else "")
-    return _plain(chosen.removeprefix("**Task.**"))
+    chosen = next((p for p in paragraphs if p.startswith(TASK[lang])), paragraphs[0] if paragraphs else "")
+    return _plain(chosen.removeprefix(TASK[lang]))

@@ -32,12 +32,14 @@ class Task:
     module: str  # the reference module under snippets/, which the learner's file mirrors
     writes: tuple[str, ...]  # the functions the learner writes
     cases: Callable[[], list[tuple[str, tuple]]] = list  # (function, arguments) to compare, made fresh
-    calls: tuple[str, ...] = ()  # zero-argument calls whose printed output the page's claims check
+    calls: tuple = ()  # zero-argument calls whose printed output the page's claims check: a name, or
+    # (function of the learner's namespace, the call whose claims apply): a demo of torchrun's, run in-process
     atol: float = 0.0  # the course's tolerance for the comparison
     rtol: float = 0.0
     parts: tuple[str, ...] = ()  # names of the items of a tuple the functions return
     number: int = 0  # the exercise's number, where a page numbers its exercises under one anchor
     renames: tuple[tuple[str, str], ...] = ()  # (reference text, learner's): an op namespace of their own
+    page_in_name: bool = False  # name it after its page too: a second page of the same lab numbers its own
     _cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
@@ -47,7 +49,8 @@ class Task:
 
     @property
     def name(self) -> str:
-        return f"{self.lab}#{self.anchor}" + (f"-{self.number}" if self.number else "")
+        page = Path(self.page).stem.split("-", 1)[-1] + "-" if self.page_in_name else ""
+        return f"{self.lab}#{page}{self.anchor}" + (f"-{self.number}" if self.number else "")
 
     @property
     def text(self) -> str:
@@ -133,14 +136,15 @@ def _grade(task: Task, learner) -> None:
             agree(shown, got, want, task.atol, task.rtol)
     path = SNIPPETS / task.module
     for call in task.calls:
+        run, claimed = (call, call) if isinstance(call, str) else call
         try:
-            output = Output(_printed(learner, call))
+            output = Output(_printed(learner, run))
         except NotImplementedError as error:
             raise NotWritten(_not_written(error)) from None
-        for claim in claims_of(path, call):
+        for claim in claims_of(path, claimed):
             if claim.holds(output) is not None:
-                raise Wrong(f"the page says \"{claim.sentence}\", and what your {call}() prints does not "
-                            f"bear it out")
+                raise Wrong(f"the page says \"{claim.sentence}\", and what your "
+                            f"{f'{run}()' if isinstance(run, str) else run.__doc__} prints does not bear it out")
 
 
 def check(task: Task, learner) -> str | None:

@@ -1,10 +1,10 @@
-"""A figure drawn in each language (snippets/figure.py) and the page that keeps its own (engine/bilingual.py)."""
+"""A figure drawn in each language (snippets/figure.py) and the page that keeps its own (engine/site/bilingual.py)."""
 
 import pytest
 
-from engine import render
-from engine.bilingual import in_language, link_descriptions
-from engine.sources import SnippetError
+from engine.site import render
+from engine.site.bilingual import in_language, link_descriptions
+from engine.source.sources import SnippetError
 from snippets import figure
 
 

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import claims, recordings
-from engine.includes import page_includes
-from engine.sources import part_source, snippet_path, source_hash
+from engine.source import claims
+from engine.gpu import recordings
+from engine.source.includes import page_includes
+from engine.source.sources import part_source, snippet_path, source_hash
 from tests.engine.sandbox import Sandbox, include
 
 GPU = {"gpu": "Test GPU", "torch": "x", "triton": "y", "cuda": "z", "python": "3", "date": "2026-01-02"}

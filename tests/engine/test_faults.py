@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from engine import recordings
+from engine.gpu import recordings
 from tests.engine.sandbox import Sandbox, include
 
 

@@ -1,4 +1,4 @@
-"""markdown-exec runs every exec block; engine/render_cache.py answers its conversions of outputs from the
+"""markdown-exec runs every exec block; engine/site/render_cache.py answers its conversions of outputs from the
 render cache, and for that reads parts of markdown-exec that are not its public API. This is that contract,
 written down: an upgrade of markdown-exec that changes any of it fails here, naming what changed, before a
 build can cache a conversion wrongly."""
@@ -12,7 +12,7 @@ import markdown
 from markdown_exec._internal import rendering
 from markdown_exec._internal.rendering import MarkdownConverter
 
-from engine import render_cache
+from engine.site import render_cache
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,8 +25,9 @@ def pinned(package: str) -> str:
 def test_the_version_the_contract_was_read_from_is_the_pinned_one():
     from importlib.metadata import version
 
-    assert version("markdown-exec") == pinned("markdown-exec"), \
-        "markdown-exec changed: read its rendering module again against the checks below and engine/render_cache.py"
+    assert version("markdown-exec") == pinned("markdown-exec"), (
+        "markdown-exec changed: read its rendering module again against the checks below and "
+        "engine/site/render_cache.py")
 
 
 def test_the_internals_the_render_cache_reads_are_there():

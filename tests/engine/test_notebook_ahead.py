@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine import notebook_html
-from engine.notebook_pages import lab_sources
-from engine.notebooks import code_cell, markdown_cell, to_json
-from engine.render_cache import Store
+from engine.jupyter import notebook_html
+from engine.jupyter.notebook_pages import lab_sources
+from engine.jupyter.notebooks import code_cell, markdown_cell, to_json
+from engine.site.render_cache import Store
 
 
 @pytest.fixture(autouse=True)

@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
-from engine import numerics
-from engine.execute import Executor, build_environment
-from engine.runner import child_env, run_in_subprocess
+from engine.source import numerics
+from engine.run.execute import Executor, build_environment
+from engine.run.runner import child_env, run_in_subprocess
 from tests.engine.sandbox import Sandbox
 
 PROBE = ("import json, os, torch; print(json.dumps({'aten': torch.backends.cpu.get_cpu_capability(), "

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from engine.progress import Progress
+from engine.run.progress import Progress
 from tests.engine.sandbox import Sandbox, include
 
 LEAKS = """
@@ -34,7 +34,7 @@ def test_isolated_calls_side_by_side_start_clean(tmp_path, monkeypatch):
     sandbox.page("index", "".join(include(n) for n in names) + include("local.py"))
     build = sandbox.build(env={"NMB_JOBS": "2"})
     assert build.returncode == 0, build.log
-    fresh = "seen: None None False"  # what a fresh `python -m engine.child` prints first
+    fresh = "seen: None None False"  # what a fresh `python -m engine.run.child` prints first
     assert build.page("en").count(fresh) == 4 and build.page("es").count(fresh) == 4
     stats = json.loads((tmp_path / ".cache" / "last-build.json").read_text())
     assert sorted(stats["executed"]) == sorted([f"snippets.leak{i}.main" for i in range(4)] + ["snippets.local.main"])
@@ -139,7 +139,7 @@ def meet():
 
 def test_one_fork_server_runs_calls_side_by_side_each_in_a_fork_of_its_own(root, tmp_path):
     """Every lane is served by one server, whose imports are made once, while its creator goes on."""
-    from engine.forkserver import ForkServer
+    from engine.run.forkserver import ForkServer
 
     server = ForkServer(root)
     try:
@@ -160,7 +160,7 @@ def sleeper():
 ENGINE = """
 import sys, time
 from pathlib import Path
-from engine.forkserver import ForkServer
+from engine.run.forkserver import ForkServer
 server = ForkServer(Path(sys.argv[1]))
 server.submit("tests.engine.test_prefetch", "sleeper", 120, {"NMB_MEET": sys.argv[2]})
 time.sleep(120)
@@ -169,7 +169,7 @@ time.sleep(120)
 
 def test_a_call_dies_with_the_engine_that_asked_for_it(root, tmp_path):
     """A build killed (SIGKILL: no clean-up) leaves no call running: the server sees its stdin end."""
-    from engine.runner import child_env
+    from engine.run.runner import child_env
 
     engine = subprocess.Popen([sys.executable, "-c", ENGINE, str(root), str(tmp_path)], cwd=root, env=child_env(root))
     pid_file = tmp_path / "pid"
@@ -194,12 +194,12 @@ def main_module():
 
 
 def test_where_forking_is_not_safe_the_server_starts_a_fresh_interpreter_for_each_call(root, tmp_path):
-    """The server's fallback (engine.forkserver.start with forks=False): `python -m engine.child`, its output
+    """The server's fallback (engine.run.forkserver.start, forks=False): `python -m engine.run.child`, its output
     in the file the request names, its exit status or "timeout" as the reply, its process group killed."""
-    from engine import forkserver
-    from engine.runner import child_env
+    from engine.run import forkserver
+    from engine.run.runner import child_env
 
-    for call, timeout, status, output in (("main_module", 60, 0, "engine.child\n"), ("sleeper", 3, "timeout", "")):
+    for call, timeout, status, output in (("main_module", 60, 0, "engine.run.child\n"), ("sleeper", 3, "timeout", "")):
         ours, theirs = socket.socketpair()
         request = {"module": "tests.engine.test_prefetch", "call": call, "output": str(tmp_path / "output"),
                    "timeout": timeout, "env": {"NMB_MEET": str(tmp_path)}}

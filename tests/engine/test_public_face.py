@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 
 import engine
-from engine import notebooks
+from engine.jupyter import notebooks
 
 ROOT = Path(__file__).resolve().parents[2]
 OUTSIDE = ("snippets", "workbench")  # every Python file there is the course's, not the engine's
 
 
 def engine_imports(source: str) -> list[str]:
-    """Each import of the engine in `source`, written `module:name` (`engine.sources:source_hash`)."""
+    """Each import of the engine in `source`, written `module:name` (`engine.source.sources:source_hash`)."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
@@ -44,7 +44,7 @@ def test_course_code_imports_only_the_public_face(folder):
 
 
 def test_notebook_cells_import_only_the_public_face():
-    """Every piece of code the notebooks' cells are made from (string constants of engine/notebooks.py
+    """Every piece of code the notebooks' cells are made from (string constants of engine/jupyter/notebooks.py
     that import anything) imports the engine through its public face, and at least one does."""
     tree = ast.parse(Path(notebooks.__file__).read_text(encoding="utf-8"))
     cells = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
@@ -54,8 +54,9 @@ def test_notebook_cells_import_only_the_public_face():
 
 
 def test_the_check_catches_an_internal_import():
-    assert private(engine_imports("from engine.sources import source_hash")) == ["engine.sources:source_hash"]
-    assert private(engine_imports("import engine.runner")) == ["engine.runner:"]
+    assert private(engine_imports("from engine.source.sources import source_hash")) == [
+        "engine.source.sources:source_hash"]
+    assert private(engine_imports("import engine.run.runner")) == ["engine.run.runner:"]
     assert private(engine_imports("from engine import recordings")) == ["engine:recordings"]
     assert not private(engine_imports("from engine import source_hash\nimport enginex"))
 

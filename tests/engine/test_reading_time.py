@@ -1,5 +1,5 @@
-"""The reading time a page states (engine/reading_time.py): counted from what the page shows."""
-from engine import reading_time
+"""The reading time a page states (engine/site/reading_time.py): counted from what the page shows."""
+from engine.site import reading_time
 
 PAGE = ("<h1>Title</h1><p>" + "word " * 400 + "</p>"
         "<pre><code>" + "line\n" * 60 + "</code></pre>"

@@ -8,9 +8,9 @@ import sys
 import pytest
 import torch
 
-from engine import record, recordings
-from engine.runner import child_env
-from engine.sources import Declarations
+from engine.gpu import record, recordings
+from engine.run.runner import child_env
+from engine.source.sources import Declarations
 from tests.engine.sandbox import Sandbox, include
 
 ONE_H100 = {"gpu": "NVIDIA H100", "gpu_count": "1", "gpu_memory_gib": "79.2", "torch": "2.11", "triton": "3.6",
@@ -172,7 +172,7 @@ def test_a_verdict_that_moves_between_two_runs_is_refused_and_named(tmp_path, mo
     assert recorded(tmp_path, "steady")["output"] == "ours is 3.0% faster than torch's\n"
 
 
-PRELOAD = "import itertools; from engine import forkserver; forkserver.threads = itertools.count(1).__next__; " \
+PRELOAD = "import itertools; from engine.run import forkserver; forkserver.threads = itertools.count(1).__next__; " \
           "print(forkserver.preload(compiler=False))"
 
 

@@ -11,7 +11,7 @@ from markdown.extensions.toc import slugify
 from material.plugins.search.plugin import SearchIndex
 from pymdownx.highlight import Highlight
 
-from engine.render_cache import Store, cached_convert, cached_highlight, cached_search_entries
+from engine.site.render_cache import Store, cached_convert, cached_highlight, cached_search_entries
 
 SOURCE = "def f(x):\n    return x + 1\n"
 
@@ -91,7 +91,7 @@ def test_a_notebook_is_written_as_nbformat_writes_it_and_validated_once(tmp_path
     import nbformat
     from nbformat import v4
 
-    from engine.notebooks import code_cell, markdown_cell, to_json
+    from engine.jupyter.notebooks import code_cell, markdown_cell, to_json
 
     made = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
         markdown_cell("# A lab", id="cell-0"),

@@ -1,6 +1,6 @@
 """A recording's provenance line gives its date as the page's language writes it."""
 
-from engine import render
+from engine.site import render
 
 PROVENANCE = {"gpu": "NVIDIA H200", "torch": "2.11.0", "triton": "3.5.0", "cuda": "12.8", "date": "2026-11-26"}
 

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from engine.schedule import ALONE, HERE, RANKS, Job, run
+from engine.run.schedule import ALONE, HERE, RANKS, Job, run
 
 
 class Later:

@@ -1,10 +1,11 @@
-"""What search keeps of a page (engine/search_text.py), and the code blocks made lighter (engine/lighter.py)."""
+"""What search keeps of a page (engine/site/search_text.py), and the code blocks made lighter
+(engine/site/lighter.py)."""
 
 import re
 
 from material.plugins.search.plugin import SearchIndex
 
-from engine import lighter, search_text
+from engine.site import lighter, search_text
 
 SEPARATOR = r'[\s\-,;:!?¿¡()\[\]{}"«»“”]+'  # mkdocs.yml's
 PAGE = """<h1 id="top">Top</h1>

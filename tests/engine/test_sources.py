@@ -2,9 +2,9 @@
 
 import pytest
 
-from engine import sources
-from engine.includes import Include, IncludeError, page_includes
-from engine.sources import MEMO_FILE, closure, declarations, module_name, part_source, source_hash
+from engine.source import sources
+from engine.source.includes import Include, IncludeError, page_includes
+from engine.source.sources import MEMO_FILE, closure, declarations, module_name, part_source, source_hash
 from tests.engine.sandbox import Sandbox
 
 
@@ -111,7 +111,7 @@ def test_includes_parse_and_reject():
 
 
 def test_addresses_are_masked():
-    from engine.runner import mask_addresses
+    from engine.run.runner import mask_addresses
 
     shown = mask_addresses("<built-in method run_backward of torch._C._EngineBase object at 0x7fab047a7ef0> 0x10")
     assert shown == "<built-in method run_backward of torch._C._EngineBase object at 0x…> 0x10"

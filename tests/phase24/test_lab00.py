@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine.sources import closure, source_hash
+from engine.source.sources import closure, source_hash
 from snippets.experiment import ROOT
 from snippets.phase24.lab00 import deliverable, exercises, hello_cuda
 from tests.deliverables import doubled, validated

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import pytest
 import torch
 
-from engine.runner import run_in_subprocess
+from engine.run.runner import run_in_subprocess
 from snippets.phase24.triton_primer import (autotune, coverage, exercises, refusals, row_softmax, specialization,
                                            vector_add)
 from snippets.phase24.triton_softmax import kernels

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine import recordings
-from engine.sources import SnippetError
+from engine.gpu import recordings
+from engine.source.sources import SnippetError
 from snippets.phase24.triton_softmax import (benchmark, chart, correctness, exercises, kernels, masked_rows, minigpt_head,
                                             targets)
 from snippets.phase24.triton_softmax.results import COPY, IMPLS, Measured, Timing, format_table, parse_table

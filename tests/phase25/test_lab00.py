@@ -66,7 +66,9 @@ def test_grad_modes_and_half():
 
 
 def test_exercises():
-    assert exercises.no_bias() == ["aten.t.default", "aten.mm.default"]
+    flops = exercises.flops_of_linear()
+    assert flops["aten.mm.default"] == 2 * flops["aten.addmm.default"] == 4 * 2 * 64 * 600
+    assert flops["total"] == flops["FlopCounterMode"]
     assert exercises.batched_input() == ["aten.view.default", "aten.t.default", "aten.addmm.default", "aten.view.default"]
     modes = exercises.grad_modes()
     assert modes["torch.no_grad()"] == ["aten.t.default", "aten.addmm.default"]

@@ -6,7 +6,7 @@ import json
 
 import torch
 
-from engine.sources import source_hash
+from engine.source.sources import source_hash
 from snippets.phase24.triton_softmax import kernels
 from snippets.phase25.lab02 import compile_demo, deliverable, direct_launch, exercises, gradcheck_demo, inlined, no_fake, opcheck_demo, ops, wrong_fake
 from snippets.phase25.lab02.generated import call_function, compile_step

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from engine.atomic import write_text
+from engine.base.atomic import write_text
 
 POLL_S = 0.5
 ROOT = Path(__file__).resolve().parents[2]

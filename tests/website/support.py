@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from engine.notebooks import is_lab
-from engine.urls import notebook_url, page_url
-from engine.translations import LANGS, english_pages
+from engine.jupyter.notebooks import is_lab
+from engine.source.urls import notebook_url, page_url
+from engine.source.translations import LANGS, english_pages
 
 from .background_build import SharedBuild
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from engine import recordings
-from engine.includes import page_includes
-from engine.urls import page_url
-from engine.parity import site_problems
-from engine.sources import declarations, snippet_path
-from engine.translations import english_pages
+from engine.gpu import recordings
+from engine.source.includes import page_includes
+from engine.source.urls import page_url
+from engine.source.parity import site_problems
+from engine.source.sources import declarations, snippet_path
+from engine.source.translations import english_pages
 
 from .support import SITE_PREFIX
 

@@ -9,7 +9,7 @@ import re
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
-from engine.translations import LANGS
+from engine.source.translations import LANGS
 
 from .support import SITE_URL, site_pages
 from .test_markup import parsed_page

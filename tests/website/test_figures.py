@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from engine.urls import page_url
-from engine.translations import english_pages
+from engine.source.urls import page_url
+from engine.source.translations import english_pages
 
 from .test_built_site import DOCS, built_pages
 

@@ -103,7 +103,7 @@ def test_the_renderer_writes_no_nested_paragraph():
     """An output in a CPU/GPU tab: its provenance line is a paragraph of its own, never inside another."""
     import markdown
 
-    from engine import render
+    from engine.site import render
 
     tab = render.output("tensor([1.])", "Output built on CPU.", "en")
     html = markdown.markdown(render.tabs(tab, tab, "NVIDIA H100", "en"),

@@ -12,12 +12,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from engine.includes import page_includes
-from engine.sources import snippet_path, starts_processes
-from engine import notebook_html
-from engine.notebooks import is_lab, notebook_name, prose_markdown
-from engine.urls import notebook_url, page_url
-from engine.translations import english_pages
+from engine.source.includes import page_includes
+from engine.source.sources import snippet_path, starts_processes
+from engine.jupyter import notebook_html
+from engine.jupyter.notebooks import is_lab, notebook_name, prose_markdown
+from engine.source.urls import notebook_url, page_url
+from engine.source.translations import english_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -122,7 +122,7 @@ def test_notebook_runs_in_a_kernel_and_reproduces_its_outputs(built_site, root, 
     """Run the notebook in a Jupyter kernel: every in-process call prints exactly what the page shows.
 
     Calls the build ran in a fresh process (ISOLATE) run the very command the build ran,
-    `python -m engine.child MODULE CALL`; they are checked for that and not run a second time here
+    `python -m engine.run.child MODULE CALL`; they are checked for that and not run a second time here
     (torch.compile and friends take tens of seconds). Nor are calls that start processes of their own
     (interpreters, ranks): what they print comes from those processes, which the kernel would start
     again exactly as the build did. GPU-only calls are recordings."""
@@ -133,7 +133,7 @@ def test_notebook_runs_in_a_kernel_and_reproduces_its_outputs(built_site, root, 
         info = cell.metadata["nmb"]
         if info["isolate"]:
             module = "snippets." + info["snippet"].removesuffix(".py").replace("/", ".")
-            assert cell.source == f"!{{sys.executable}} -m engine.child {module} {info['call']}"
+            assert cell.source == f"!{{sys.executable}} -m engine.run.child {module} {info['call']}"
 
     def rerun(cell) -> bool:
         info = cell.metadata.get("nmb", {})
@@ -170,7 +170,7 @@ def test_prose_keeps_code_and_anchors():
 
 
 def test_a_collapsed_solution_with_an_include_opens_out():
-    from engine.notebooks import unfold
+    from engine.jupyter.notebooks import unfold
 
     text = ('**Task.** Predict.\n\n??? success "Worked solution"\n\n    ```python exec="1"\n'
             '    print(snippet("a/b.py"))\n    ```\n\n    It prints 2.\n\n## Next { #next }\n')

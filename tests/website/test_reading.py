@@ -1,5 +1,5 @@
 """Pages a learner finishes: each built page states its reading time, computed from what it shows
-(engine/reading_time.py), none is over the limit, and every output longer than LONG_OUTPUT lines has a
+(engine/site/reading_time.py), none is over the limit, and every output longer than LONG_OUTPUT lines has a
 sentence of prose right before it, saying what to look for."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from engine import reading_time
-from engine.urls import page_url
-from engine.translations import english_pages
+from engine.site import reading_time
+from engine.source.urls import page_url
+from engine.source.translations import english_pages
 
 from .test_built_site import built_pages
 

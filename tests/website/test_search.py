@@ -1,4 +1,4 @@
-"""Search in each language: a small index (engine/search_text.py) that a page asks for only once the
+"""Search in each language: a small index (engine/site/search_text.py) that a page asks for only once the
 reader opens search, that still finds every glossary term's pages, and only pages of the reader's language.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from engine.translations import twin
+from engine.source.translations import twin
 
 ROOT = Path(__file__).resolve().parents[2]
 GLOSSARY = ROOT / "docs" / "glossary.md"

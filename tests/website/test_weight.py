@@ -1,4 +1,4 @@
-"""What a reader downloads to open each page (engine/weight.py): its HTML and what it loads as it opens,
+"""What a reader downloads to open each page (engine/site/weight.py): its HTML and what it loads as it opens,
 gzipped as a host serves it, under a budget; the theme's scripts and nothing else, so no diagram library."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from engine import weight
+from engine.site import weight
 
 from .support import SITE_PREFIX
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine.sources import declarations
+from engine.source.sources import declarations
 from snippets.phase25.theory01 import dispatch_table
 from snippets.timing import compare
 from snippets.week09 import (add_kernel, deliverable, dispatch_keys, dispatcher_header, dtype_keys, layers,

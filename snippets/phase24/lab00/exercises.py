@@ -48,6 +48,7 @@ def python_products(rows: list[list[float]]) -> list[list[float]]:
 
 
 def exact_or_close():
+    """Exercise 2: the tensor-op check's a @ a.T against the Python products, on arange and on randn."""
     generator = torch.Generator().manual_seed(0)
     for name, a in (("arange(6.0)", torch.arange(6.0).reshape(2, 3)),
                     ("randn(2, 3)", torch.randn(2, 3, generator=generator))):

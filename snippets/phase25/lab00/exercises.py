@@ -2,15 +2,39 @@
 
 import torch
 import torch.nn.functional as F
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.flop_counter import FlopCounterMode
 
 from snippets.phase25.lab00.dispatch_log import LogDispatch, dispatched_ops
 from snippets.phase25.lab00.part_a_baseline import make_inputs
 
+aten = torch.ops.aten
 
-def no_bias() -> list[str]:
-    """Exercise 1: linear without a bias, as a TorchDispatchMode sees it."""
-    x, W, _ = make_inputs()
-    return dispatched_ops(F.linear, x, W)
+
+class CountFlops(TorchDispatchMode):
+    """Exercise 1: the floating-point operations of every matrix product, 2·m·k·n, per op name."""
+
+    def __init__(self):
+        super().__init__()
+        self.flops = {}
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        products = {aten.mm.default: args[:2], aten.addmm.default: args[1:3]}
+        if func in products:
+            a, b = products[func]
+            self.flops[str(func)] = self.flops.get(str(func), 0) + 2 * a.shape[0] * a.shape[1] * b.shape[1]
+        return func(*args, **(kwargs or {}))
+
+
+def flops_of_linear() -> dict[str, int]:
+    """Exercise 1: CountFlops around forward and backward of linear, and PyTorch's own FlopCounterMode's total."""
+    x, W, b = make_inputs()
+    with CountFlops() as counter:
+        F.linear(x, W, b).sum().backward()
+    x, W, b = make_inputs()
+    with FlopCounterMode(display=False) as reference:
+        F.linear(x, W, b).sum().backward()
+    return counter.flops | {"total": sum(counter.flops.values()), "FlopCounterMode": reference.get_total_flops()}
 
 
 def batched_input() -> list[str]:
@@ -39,7 +63,8 @@ def forward_and_backward() -> list[str]:
 
 
 def exercise1():
-    print("F.linear(x, W):", ", ".join(no_bias()))
+    for name, flops in flops_of_linear().items():
+        print(f"{name + ':':<22} {flops:>7,} FLOPs")
 
 
 def exercise2():
@@ -61,9 +86,12 @@ def exercise4():
     print(f"aten.mm.default: {calls.count('aten.mm.default')}, aten.addmm.default: {calls.count('aten.addmm.default')}")
 
 
-def claim_no_bias_is_mm(exercise1):
-    """#exercise-1: Without a bias there is nothing to add: `aten.t` then `aten.mm`."""
-    return exercise1.line("F.linear(x, W)").endswith(": aten.t.default, aten.mm.default")
+def claim_flops_match_flop_counter(exercise1):
+    """#exercise-1: the forward's one addmm costs as much as each of the backward's two mm, and the total is FlopCounterMode's."""
+    count = {name: int(exercise1.line(name + ":").split()[1].replace(",", ""))
+             for name in ("aten.addmm.default", "aten.mm.default", "total", "FlopCounterMode")}
+    return (count["aten.mm.default"] == 2 * count["aten.addmm.default"] == 2 * 2 * 2 * 64 * 600
+            and count["total"] == count["FlopCounterMode"])
 
 
 def claim_batched_views(exercise2):

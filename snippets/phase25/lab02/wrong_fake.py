@@ -18,7 +18,7 @@ def softmax_wrong_strides(x: torch.Tensor) -> torch.Tensor:
 
 
 @softmax_wrong_strides.register_fake
-def _(x):
+def fake_wrong_strides(x):
     return x.new_empty(x.shape[::-1]).transpose(0, -1)  # the right shape, column-major strides
 
 

@@ -1,7 +1,7 @@
 """Rendering steps that are pure functions of their inputs, kept on disk between builds: the Pygments
 highlighting of a code block (pymdownx.highlight), markdown-exec's conversion of a block's output from
 Markdown to HTML, and the search entries Material's search plugin makes from a page's HTML (each lab's
-notebook, as nbformat writes it, is kept in the same store: engine/notebooks.py).
+notebook, as nbformat writes it, is kept in the same store: engine/jupyter/notebooks.py).
 
 Each result is keyed by everything it depends on (the block and every option; the output's Markdown,
 the Markdown extensions and their settings, and the id prefix where the HTML holds one; or the page's
@@ -28,8 +28,8 @@ from markdown_exec._internal.rendering import MarkdownConverter
 from material.plugins.search.plugin import SearchIndex
 from pymdownx.highlight import Highlight
 
-from engine import atomic
-from engine.settings import Layout
+from engine.base import atomic
+from engine.base.settings import Layout
 
 VERSIONS = (platform.python_version(),) + tuple(metadata.version(name) for name in (
     "pygments", "pymdown-extensions", "mkdocs-material", "markdown", "markdown-exec"))

@@ -2,7 +2,7 @@
 
 Material builds one index holding both languages, read from the site root. After the
 build this writes one index per language (`search/` for the default, `<lang>/search/`
-for the others), each section as engine/search_text.py keeps it (title, teaser, words),
+for the others), each section as engine/site/search_text.py keeps it (title, teaser, words),
 and points each translated page's `__config.base` at its language root, where the
 search worker looks for its index.
 """
@@ -13,7 +13,7 @@ import json
 import re
 from pathlib import Path
 
-from engine import search_text
+from engine.site import search_text
 
 CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.DOTALL)
 

@@ -1,10 +1,10 @@
-"""Entry point of a child run: `python -m engine.child MODULE FUNCTION`."""
+"""Entry point of a child run: `python -m engine.run.child MODULE FUNCTION`."""
 
 from __future__ import annotations
 
 import sys
 
-from engine.runner import CHILD_ERROR_MARK, _describe, call_module
+from engine.run.runner import CHILD_ERROR_MARK, _describe, call_module
 
 
 def main(argv: list[str]) -> int:

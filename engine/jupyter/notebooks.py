@@ -1,7 +1,7 @@
 """Every lab page as a Jupyter notebook, in each language, opening with the build's outputs.
 
 A lab page (`docs/**/lab/*.md`, not an index) gets a notebook page beside it, `<lab>/notebook/`
-(engine/notebook_pages.py), holding `<stem>.ipynb` (default language) or `<stem>.<lang>.ipynb` (the
+(engine/jupyter/notebook_pages.py), holding `<stem>.ipynb` (default language) or `<stem>.<lang>.ipynb` (the
 others); the lab page's buttons offer both (engine/theme/main.html reads `page.meta["notebook"]`).
 Markdown cells are the page's prose, each heading keeping its anchor (`<a id="part-d"></a>`, so the
 page's `#part-d` links hold in the notebook), and the code it shows (read from the snippet files its
@@ -20,12 +20,13 @@ import textwrap
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 
-from engine import recordings, render, render_cache
-from engine.includes import FENCE, Include, page_includes
-from engine.parity import ANCHOR, ANY_FENCE, HEADING
-from engine.search_split import languages
-from engine.sources import PACKAGE, SnippetError, declarations, module_name, part_source, snippet_path
-from engine.urls import notebook_url, page_url
+from engine.gpu import recordings
+from engine.site import render, render_cache
+from engine.source.includes import FENCE, Include, page_includes
+from engine.source.parity import ANCHOR, ANY_FENCE, HEADING
+from engine.site.search_split import languages
+from engine.source.sources import PACKAGE, SnippetError, declarations, module_name, part_source, snippet_path
+from engine.source.urls import notebook_url, page_url
 
 SETUP = "import sys\n\nfrom engine import seed_everything  # seeds random, NumPy and torch with 0"
 TEXT = {
@@ -36,7 +37,7 @@ TEXT = {
                   "course's repository (they import its `snippets` and `engine` packages), and edit the snippet "
                   "files there to experiment."),
         "setup": "Every call on the page ran right after seeding `random`, NumPy and torch with 0; so do the cells below.",
-        "isolate": "The build ran this call in a Python process of its own (`engine.child`), and so does the cell below.",
+        "isolate": "The build ran this call in a Python process of its own (`engine.run.child`), and so does the cell below.",
         "gpu": "This call needs an NVIDIA GPU: the output below was recorded on one.",
         "gpu_also": "The same call, recorded on an NVIDIA GPU:",
         "page_title": "{title} (notebook)",
@@ -49,7 +50,7 @@ TEXT = {
                   "arranca Jupyter en la raíz de un clon del repositorio del curso (importan sus paquetes "
                   "`snippets` y `engine`) y edita allí los archivos de snippet para experimentar."),
         "setup": "Cada llamada de la página se ejecutó justo después de fijar la semilla 0 en `random`, NumPy y torch; las celdas de abajo hacen lo mismo.",
-        "isolate": "Al generar el sitio, esta llamada se ejecutó en un proceso de Python propio (`engine.child`), y la celda de abajo hace lo mismo.",
+        "isolate": "Al generar el sitio, esta llamada se ejecutó en un proceso de Python propio (`engine.run.child`), y la celda de abajo hace lo mismo.",
         "gpu": "Esta llamada necesita una GPU NVIDIA: la salida de abajo se grabó en una.",
         "gpu_also": "La misma llamada, grabada en una GPU NVIDIA:",
         "page_title": "{title} (notebook)",
@@ -190,8 +191,8 @@ def run_source(root: Path, include: Include) -> str | None:
         return None
     path = snippet_path(root, include.path)
     module = module_name(root, path)
-    if declarations(path).isolate:  # a process of its own, as the build's (engine.runner)
-        return f"!{{sys.executable}} -m engine.child {module} {include.call}"
+    if declarations(path).isolate:  # a process of its own, as the build's (engine.run.runner)
+        return f"!{{sys.executable}} -m engine.run.child {module} {include.call}"
     return f"from {module} import {include.call}\n\nseed_everything()\n{include.call}()"
 
 
@@ -243,7 +244,7 @@ def code_cell(source: str, **fields) -> dict:
 
 
 def to_json(notebook: dict, store) -> str:
-    """The notebook as nbformat writes it, once validated; from `store` (engine/render_cache.py) when
+    """The notebook as nbformat writes it, once validated; from `store` (engine/site/render_cache.py) when
     the same notebook was written before with the same nbformat."""
     found = render_cache.key("notebook", metadata.version("nbformat"), json.dumps(notebook, sort_keys=True))
     if (text := store.get(found)) is None:

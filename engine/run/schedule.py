@@ -1,5 +1,5 @@
-"""One scheduler for snippet calls, the build's (engine/execute.py) and `make record`'s (engine/record.py):
-jobs run side by side in lanes, and their tags say what may run beside what.
+"""One scheduler for snippet calls, the build's (engine/run/execute.py) and `make record`'s
+(engine/gpu/record.py): jobs run side by side in lanes, and their tags say what may run beside what.
 
 A job's work is a function of its lane (0 to lanes - 1; None for a job tagged ALONE). A plain function runs
 to its end in this thread. A generator function runs beside other jobs: it yields each thing it waits for

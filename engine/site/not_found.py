@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine import atomic, search_split
+from engine.base import atomic
+from engine.site import search_split
 
 
 def placed(html: str, template_name: str, config) -> str:

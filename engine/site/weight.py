@@ -4,7 +4,7 @@ a host serves them. The search index is not among them: it waits until the reade
 (engine/theme/partials/search-on-open.html). `make bench` prints these figures; the website tests hold
 them to their budgets (tests/website/test_weight.py).
 
-    python -m engine.weight SITE_DIR [PATH]   # every page's weight, heaviest first, and each search
+    python -m engine.site.weight SITE_DIR [PATH]   # every page's weight, heaviest first, and each search
                                               # index (PATH: where the site is served, default /)
 """
 

@@ -7,9 +7,9 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine import atomic
-from engine.settings import knob
-from engine.sources import PACKAGE, SnippetError, declarations, module_name, snippet_path, source_hash
+from engine.base import atomic
+from engine.base.settings import knob
+from engine.source.sources import PACKAGE, SnippetError, declarations, module_name, snippet_path, source_hash
 
 log = logging.getLogger("mkdocs.engine")
 FOLDER = "recordings"

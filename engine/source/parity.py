@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.includes import FENCE, page_includes
-from engine.translations import LANGS, english_pages, twin
+from engine.source.includes import FENCE, page_includes
+from engine.source.translations import LANGS, english_pages, twin
 
 HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*$", re.MULTILINE)
 ANCHOR = re.compile(r"\{[^}]*#([A-Za-z][\w-]*)[^}]*\}\s*$")

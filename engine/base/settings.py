@@ -1,5 +1,5 @@
 """Every path the engine keeps its state in, and every knob it reads from the environment, each named once
-with one line of help (`python -m engine.settings` lists them)."""
+with one line of help (`python -m engine.base.settings` lists them)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ KNOBS = {
 def knob(name: str) -> str | None:
     """The value of the knob `name` (one of KNOBS), or None when it is not set."""
     if name not in KNOBS:
-        raise KeyError(f"{name} is no knob of the engine: add it to engine/settings.py's KNOBS")
+        raise KeyError(f"{name} is no knob of the engine: add it to engine/base/settings.py's KNOBS")
     return os.environ.get(name)
 
 

@@ -1,12 +1,12 @@
 """Isolated snippet calls started from a Python that has already imported torch: the server, and the
 engine's client of it (`ForkServer`), in one module.
 
-`python -m engine.forkserver FD [--compiler]` imports torch (and NumPy, which torch imports), with
+`python -m engine.run.forkserver FD [--compiler]` imports torch (and NumPy, which torch imports), with
 `--compiler` also Dynamo, and Inductor on a CPU build of torch (a CUDA build's Inductor initializes the
 CUDA driver as it imports) with the values Inductor computes once per process (`warm_inductor`), which
 saves each call the seconds those imports and values take. It then says on stdout whether it forks, and
 serves every lane of calls at once: it accepts connections on the Unix socket FD (which the engine
-bound), one per call, and forks for each; the fork runs the call exactly as `engine.child` does in a fresh
+bound), one per call, and forks for each; the fork runs the call exactly as `engine.run.child` does in a fresh
 interpreter, in a process group of its own, with stdout and stderr (every layer) written to the file the
 request names. When the call ends, or its deadline passes (then its process group is killed), the server
 replies on that connection with the exit status, or "timeout". No server ever runs snippet code itself,
@@ -36,7 +36,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.runner import Result, child_env, child_result
+from engine.run.runner import Result, child_env, child_result
 
 TASKS = Path("/proc/self/task")
 
@@ -78,7 +78,7 @@ def warm_inductor() -> None:
 
 
 def run_child(request: dict, inherited: list[int]) -> None:
-    """In the fork: become `python -m engine.child MODULE CALL` writing to the request's output, with the
+    """In the fork: become `python -m engine.run.child MODULE CALL` writing to the request's output, with the
     request's environment variables, in a process group of its own; never returns."""
     status = 1
     try:
@@ -93,7 +93,7 @@ def run_child(request: dict, inherited: list[int]) -> None:
         os.dup2(target, 2)
         os.close(target)
         os.close(null)
-        from engine import child
+        from engine.run import child
 
         sys.argv = [child.__file__, request["module"], request["call"]]
         status = child.main([request["module"], request["call"]])
@@ -144,7 +144,7 @@ def start(connection: socket.socket, forks: bool, environment: dict[str, str], i
     deadline = time.monotonic() + request["timeout"]
     if not forks:
         with open(request["output"], "wb") as output:
-            process = subprocess.Popen([sys.executable, "-m", "engine.child", request["module"], request["call"]],
+            process = subprocess.Popen([sys.executable, "-m", "engine.run.child", request["module"], request["call"]],
                                        stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
                                        start_new_session=True, env={**environment, **request["env"]})
         return Running(process.pid, connection, deadline, process)
@@ -211,7 +211,7 @@ class Call:
 
 
 class ForkServer:
-    """An `engine.forkserver` process running calls side by side, each in a process of its own: `submit`
+    """An `engine.run.forkserver` process running calls side by side, each in a process of its own: `submit`
     starts one and returns at once its `Call`. The call runs as `run_in_subprocess` would run it, without
     importing torch again (nor, with `compiler`, what torch.compile imports), or in a fresh interpreter where
     the server says forking is not safe. The server makes its imports while its creator goes on: `ready`
@@ -226,7 +226,7 @@ class ForkServer:
         with socket.socket(socket.AF_UNIX) as listener:
             listener.bind(self.address)
             listener.listen(64)
-            command = [sys.executable, "-m", "engine.forkserver", str(listener.fileno())]
+            command = [sys.executable, "-m", "engine.run.forkserver", str(listener.fileno())]
             self.process = subprocess.Popen(command + (["--compiler"] if compiler else []), cwd=root, env=self.env,
                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
                                             start_new_session=True, pass_fds=[listener.fileno()])

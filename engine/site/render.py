@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import textwrap
 
-from engine.bilingual import in_language
+from engine.site.bilingual import in_language
 
 LABELS = {
     "en": {

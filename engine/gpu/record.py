@@ -1,6 +1,6 @@
 """Record on an NVIDIA GPU every CUDA snippet whose recording is missing or stale.
 
-Usage: python -m engine.record [--all] [--dry-run] [--only TEXT] [--jobs N]
+Usage: python -m engine.gpu.record [--all] [--dry-run] [--only TEXT] [--jobs N]
 Needs only Python and a CUDA build of torch: no docs stack.
 
 A recording cannot be spoiled by the machine that makes it: a snippet that declares more GPUs or more
@@ -11,7 +11,7 @@ ordinal, an out-of-memory, a rank that never started or never finished) is repor
 so is one that breaks a claim. A call whose output holds a verdict (it reads a clock, or compiles) runs
 twice, and a claim that holds on one run and not on the other refuses the recording, naming the verdict
 that moved. Independent recordings run side by side in four lanes, given to the GPUs in
-turn; a call that reads a clock, or needs several GPUs, runs with nothing beside it (engine/schedule.py).
+turn; a call that reads a clock, or needs several GPUs, runs with nothing beside it (engine/run/schedule.py).
 """
 
 from __future__ import annotations
@@ -27,14 +27,16 @@ import traceback
 from functools import partial
 from pathlib import Path
 
-from engine import claims, recordings, schedule
-from engine.includes import page_includes
-from engine.forkserver import ForkServer
-from engine.runner import child_env, mask_addresses
-from engine.schedule import ALONE, Job
-from engine.sources import Declarations, compiles, declarations, measures_time, module_name, snippet_path
+from engine.source import claims
+from engine.gpu import recordings
+from engine.run import schedule
+from engine.source.includes import page_includes
+from engine.run.forkserver import ForkServer
+from engine.run.runner import child_env, mask_addresses
+from engine.run.schedule import ALONE, Job
+from engine.source.sources import Declarations, compiles, declarations, measures_time, module_name, snippet_path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # What an output shows when the machine, not the snippet, failed.
 ENVIRONMENT_FAILURES = re.compile(
     r"CUDA error|invalid device ordinal|out of memory|OutOfMemoryError|NCCL error|ncclInternalError"
@@ -140,7 +142,7 @@ def runs_needed(root: Path, path: Path, call: str) -> int:
 
 
 class Recorder:
-    """Runs the calls in lanes (engine/schedule.py) and writes the recordings that pass every check."""
+    """Runs the calls in lanes (engine/run/schedule.py) and writes the recordings that pass every check."""
 
     def __init__(self, root: Path, info: dict[str, str], lanes: int):
         self.root, self.info, self.lanes = root, info, lanes
@@ -177,7 +179,7 @@ class Recorder:
     def run(self, calls: list[tuple[Path, str]], env: dict[str, str]) -> None:
         """Calls that share: `lanes` at a time, each lane on one GPU (round robin); then each call
         that reads a clock or needs several GPUs, alone, with every GPU visible. Every call is a fork of one
-        server that has imported torch, and Dynamo when a call may compile (engine/forkserver.py), or a
+        server that has imported torch, and Dynamo when a call may compile (engine/run/forkserver.py), or a
         fresh interpreter where forking is not safe."""
         if not calls:
             return

@@ -16,7 +16,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.sources import PACKAGE, closure, module_file, uses_any
+from engine.source.sources import PACKAGE, closure, module_file, uses_any
 
 SEED = 0
 
@@ -148,7 +148,7 @@ def run_in_process(root: Path, module: str, call: str, timeout: float) -> Result
     return Result(buffer.getvalue())
 
 
-ENGINE_ROOT = Path(__file__).resolve().parent.parent
+ENGINE_ROOT = Path(__file__).resolve().parents[2]
 
 
 def child_env(root: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -165,7 +165,7 @@ def child_env(root: Path, extra: dict[str, str] | None = None) -> dict[str, str]
 def run_in_subprocess(root: Path, module: str, call: str, timeout: float, env: dict[str, str] | None = None) -> Result:
     """Run in a fresh Python; stdout and stderr of every layer (C++ included) are captured."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "engine.child", module, call],
+        [sys.executable, "-m", "engine.run.child", module, call],
         cwd=root,
         env=env or child_env(root),
         stdout=subprocess.PIPE,

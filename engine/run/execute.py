@@ -14,14 +14,16 @@ from functools import partial
 from importlib import metadata
 from pathlib import Path
 
-from engine import atomic, numerics, schedule
-from engine.progress import Progress
-from engine.schedule import ALONE, HERE, RANKS, Job
-from engine.settings import knob
-from engine.forkserver import ForkServer
-from engine.runner import Result, child_env, mask_addresses, run_in_process, run_in_subprocess
-from engine.sources import (SnippetError, compiles, declarations, measures_time, module_name, source_hash,
-                            starts_processes, starts_ranks)
+from engine.base import atomic
+from engine.source import numerics
+from engine.run import schedule
+from engine.run.progress import Progress
+from engine.run.schedule import ALONE, HERE, RANKS, Job
+from engine.base.settings import knob
+from engine.run.forkserver import ForkServer
+from engine.run.runner import Result, child_env, mask_addresses, run_in_process, run_in_subprocess
+from engine.source.sources import (SnippetError, compiles, declarations, measures_time, module_name, source_hash,
+                                   starts_processes, starts_ranks)
 
 log = logging.getLogger("mkdocs.engine")
 CACHE_SCHEMA = "2"  # bump when what is stored for a run changes
@@ -112,7 +114,7 @@ class Executor:
         return result
 
     def prefetch(self, calls: list[tuple[Path, str]], expected: dict[str, float] | None = None) -> None:
-        """Execute every call not cached yet, before any page renders, `jobs()` at a time (engine/schedule.py):
+        """Execute every call not cached yet, before any page renders, `jobs()` at a time (engine/run/schedule.py):
         in-process calls one after another in this process, the calls that start processes last; isolated
         ones meanwhile, the likely longest first, each in a fork of one fork server, never two that start
         ranks at once. This process starts no thread: an in-process call (a profiler, say) sees only itself.

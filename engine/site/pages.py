@@ -7,11 +7,13 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine import claims, recordings, render
-from engine.execute import Executor
-from engine.includes import Include, IncludeError, page_includes
-from engine.sources import (PACKAGE, SnippetError, declarations, part_source, snippet_path, source_hash,
-                            uses_triton)
+from engine.source import claims
+from engine.gpu import recordings
+from engine.site import render
+from engine.run.execute import Executor
+from engine.source.includes import Include, IncludeError, page_includes
+from engine.source.sources import (PACKAGE, SnippetError, declarations, part_source, snippet_path, source_hash,
+                                   uses_triton)
 
 log = logging.getLogger("mkdocs.engine")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from engine.sources import SnippetError
+from engine.source.sources import SnippetError
 
 MARK = re.compile(r"^<!-- nmb-lang: (\w+) -->[ \t]*\n?", re.MULTILINE)
 

@@ -19,7 +19,7 @@ for the site:
 The result, HTML and table of contents, is cached in `.cache/notebook-html/`, keyed on the
 notebook, the converter's versions and this module's source: an unchanged rebuild converts nothing.
 A build converts the notebooks missing there ahead (`convert_ahead`), in processes of their own
-(`python -m engine.notebook_html CACHE` reading the notebooks as a JSON list on stdin) while pages
+(`python -m engine.jupyter.notebook_html CACHE` reading the notebooks as a JSON list on stdin) while pages
 render; `render` waits for a notebook that one of them is converting.
 """
 
@@ -38,7 +38,7 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
-from engine import atomic
+from engine.base import atomic
 
 CONVERTER = ("mkdocs-jupyter", "nbconvert", "mistune", "Pygments", "beautifulsoup4")
 HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
@@ -86,8 +86,8 @@ def convert_ahead(notebooks: list[str], cache: Path, processes: int) -> None:
     entries = {entry(n, cache): n for n in notebooks}
     todo = [file for file in entries if file not in _converting and not file.is_file()]
     for share in (todo[i::processes] for i in range(min(processes, len(todo)))):
-        process = subprocess.Popen([sys.executable, "-m", "engine.notebook_html", str(cache)],
-                                   cwd=Path(__file__).resolve().parent.parent, stdin=subprocess.PIPE, text=True)
+        process = subprocess.Popen([sys.executable, "-m", "engine.jupyter.notebook_html", str(cache)],
+                                   cwd=Path(__file__).resolve().parents[2], stdin=subprocess.PIPE, text=True)
         try:
             process.stdin.write(json.dumps([entries[file] for file in share]))
             process.stdin.close()
@@ -98,7 +98,7 @@ def convert_ahead(notebooks: list[str], cache: Path, processes: int) -> None:
 
 def wait_ahead(stop: bool = False) -> None:
     """Wait for the processes converting ahead (with `stop`, stop them first: a build that failed): none
-    outlives the build, and an entry one of them was writing is whole or absent (engine/atomic.py)."""
+    outlives the build, and an entry one of them was writing is whole or absent (engine/base/atomic.py)."""
     for process in set(_converting.values()):
         if stop:
             process.terminate()

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from engine import atomic
-from engine.settings import Layout
+from engine.base import atomic
+from engine.base.settings import Layout
 
 
 def duration(seconds: float) -> str:

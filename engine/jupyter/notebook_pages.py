@@ -4,10 +4,10 @@ mkdocs-jupyter's plugin would make these pages itself, but not under mkdocs-stat
 `suffix.create_i18n_file` rebuilds every file as a plain `File`, dropping the plugin's `NotebookFile`,
 so each notebook comes out as its raw JSON (ultrabug/mkdocs-static-i18n#198, open; PR #172 closed
 unmerged). Until a release fixes that, the engine adds the pages after static-i18n has made its
-language's files, fills them with the plugin's converter (engine/notebook_html.py) and pairs them
+language's files, fills them with the plugin's converter (engine/jupyter/notebook_html.py) and pairs them
 for the language switcher (engine/hooks.py calls it from `on_files` and `on_page_content`). With a fixed
 release, enabling the plugin (`execute: false`, `no_prompt: true`) on the notebooks that
-engine/notebooks.py builds, with notebook_html's repairs, replaces this module and those calls.
+engine/jupyter/notebooks.py builds, with notebook_html's repairs, replaces this module and those calls.
 """
 
 from __future__ import annotations
@@ -22,14 +22,16 @@ from types import SimpleNamespace
 from mkdocs.structure.files import File
 from mkdocs.structure.toc import get_toc
 
-from engine import notebook_html, notebooks, render_cache, translations
-from engine.bilingual import in_language
-from engine.pages import StillRunning
-from engine.render import LABELS
-from engine.includes import IncludeError
-from engine.search_split import languages
-from engine.settings import Layout
-from engine.sources import SnippetError
+from engine.source import translations
+from engine.site import render_cache
+from engine.jupyter import notebook_html, notebooks
+from engine.site.bilingual import in_language
+from engine.site.pages import StillRunning
+from engine.site.render import LABELS
+from engine.source.includes import IncludeError
+from engine.site.search_split import languages
+from engine.base.settings import Layout
+from engine.source.sources import SnippetError
 
 log = logging.getLogger("mkdocs.engine")
 DIAGRAM_ALT = re.compile(r'(<img alt=")([^"]*)(" src="data:image/svg\+xml;base64,)')
@@ -65,7 +67,7 @@ def add(files, config):
         page = File(str(source.parent / stem / ".".join(["notebook", *suffixes])), src_dir=None,
                     dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls,
                     dest_uri=urls[lang] + ("index.html" if url.endswith("/") else ""))
-        page.generated_by, page._content = "engine.notebook_pages", ""
+        page.generated_by, page._content = "engine.jupyter.notebook_pages", ""
         page.lab, page.locale, page.locale_alternate_of = lab, lang, lang
         page.alternates = {other: SimpleNamespace(url=address) for other, address in urls.items()}
         files.append(page)
@@ -74,14 +76,14 @@ def add(files, config):
 
 def lab_sources(docs: Path, langs: list[str]) -> dict[str, list[Path]]:
     """The lab pages under `docs` by language, `langs[0]` (the default, whose files have no suffix) first:
-    each lab page, then its twins (engine/translations.py)."""
+    each lab page, then its twins (engine/source/translations.py)."""
     labs = [p for p in translations.english_pages(docs) if notebooks.is_lab(p.relative_to(docs).as_posix())]
     return {lang: labs if lang == langs[0] else [translations.twin(p, lang) for p in labs] for lang in langs}
 
 
 def convert_ahead(config, site, processes: int) -> None:
     """Start converting every lab's notebook, each language's (the default's first), while pages render
-    (engine/notebook_html.convert_ahead); a notebook that cannot be made yet is left to its page."""
+    (engine/jupyter/notebook_html.convert_ahead); a notebook that cannot be made yet is left to its page."""
     default, others = languages(config)
     made = []
     for lang, labs in lab_sources(Path(config.docs_dir), [default, *others]).items():

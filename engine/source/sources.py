@@ -9,9 +9,9 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from engine import atomic, syntax
-from engine.claims import claim_nodes, strip_claims
-from engine.settings import Layout
+from engine.base import atomic, syntax
+from engine.source.claims import claim_nodes, strip_claims
+from engine.base.settings import Layout
 
 PACKAGE = "snippets"
 

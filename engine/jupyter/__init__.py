@@ -1,0 +1,1 @@
+"""Each lab page as a Jupyter notebook, and the notebook's page on the site."""
