@@ -2,7 +2,7 @@
 pages are served, each page showing its outputs as soon as they are in the cache.
 
 The process runs exactly what a build's prefetch runs (`Executor.prefetch`: in-process calls one after
-another in it, isolated ones in fork servers' children), so an output is the same whichever process
+another in it, isolated ones in the fork server's children), so an output is the same whichever process
 made it. The serve process watches the cache folder while this runs and re-renders the pages that
 showed an output still running (engine.hooks).
 """
@@ -44,7 +44,7 @@ def main(root: str, docs: str) -> None:
     from engine.run.execute import Executor
     from engine.run.progress import read_timings, save_timings
 
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # unwinds: prefetch closes its fork servers
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # unwinds: prefetch closes its fork server
     logging.basicConfig(level=logging.INFO, format="INFO    -  %(message)s")  # as mkdocs logs
     executor = Executor(Path(root), Layout(Path(root)).snippets)
     executor.prefetch(pages.site_calls(Path(root), Path(docs)), read_timings(Path(root)))

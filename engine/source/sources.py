@@ -314,7 +314,7 @@ def starts_ranks(root: Path, path: Path) -> bool:
 
 def compiles(root: Path, path: Path) -> bool:
     """Whether the snippet may use torch.compile, Dynamo, Inductor or export (any `.compile` counts, a
-    regular expression's too: a wrong yes only makes the fork servers import what it would have)."""
+    regular expression's too: a wrong yes only makes the fork server import what it would have)."""
     return uses_any(root, path, COMPILER)
 
 
