@@ -34,7 +34,7 @@ from engine.run.execute import jobs
 from engine.base.settings import Layout, knob
 
 ROOT = Path(__file__).resolve().parent.parent
-COPIED = ("mkdocs.yml", "docs", "snippets", "engine")
+COPIED = ("mkdocs.yml", "docs", "snippets", "engine", "workbench")
 EDITED_PAGE = Path("docs/phase-25/index.md")
 EDITED_SNIPPET = Path("snippets/phase25/lab00/part_a_baseline.py")
 REPORT = ROOT / "BENCHMARKS.md"
