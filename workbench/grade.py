@@ -1,10 +1,9 @@
-"""Comparing a learner's result with the reference's, in one sentence a learner can act on."""
+"""Comparing a learner's result with the reference's, in one sentence a learner can act on (torch is
+imported when something is compared, not when the workbench is)."""
 
 from __future__ import annotations
 
 import math
-
-import torch
 
 
 class Wrong(AssertionError):
@@ -12,10 +11,14 @@ class Wrong(AssertionError):
 
 
 def _index(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    import torch
+
     return tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), shape))
 
 
 def _tensor(what: str, got, want: torch.Tensor, atol: float, rtol: float) -> None:
+    import torch
+
     if not isinstance(got, torch.Tensor):
         raise Wrong(f"{what} is a {type(got).__name__}, expected a tensor of shape {tuple(want.shape)}")
     if got.shape != want.shape:
@@ -44,6 +47,8 @@ def _tensor(what: str, got, want: torch.Tensor, atol: float, rtol: float) -> Non
 
 def agree(what: str, got, want, atol: float = 0.0, rtol: float = 0.0) -> None:
     """Raise Wrong, naming `what` and the first place they differ, unless `got` matches `want`."""
+    import torch
+
     if isinstance(want, torch.Tensor):
         return _tensor(what, got, want, atol, rtol)
     if isinstance(want, dict):
