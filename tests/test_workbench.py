@@ -49,41 +49,38 @@ def test_starter_keeps_signatures_and_drops_the_code(module):
         assert len(statements) == 1 and isinstance(statements[0], ast.Raise), name
 
 
+def graded_with(tmp_path, name: str, old: str, new: str) -> str | None:
+    """The check of task `name` on the course's module with `old` replaced by `new`: a learner's mistake."""
+    task = next(task for task in TASKS if task.name == name)
+    learner = tmp_path / Path(task.module).name
+    learner.write_text((SNIPPETS / task.module).read_text().replace(old, new))
+    return check(task, load(learner))
+
+
 def test_a_wrong_gradient_is_named(tmp_path):
     """A bias gradient summed over the wrong axis: the check names the gradient, both shapes, what to look at."""
-    task = next(task for task in TASKS if task.name == "phase25/lab01#code")
-    source = (SNIPPETS / task.module).read_text().replace("grad_y.sum(0)", "grad_y.sum(1)")
-    (tmp_path / "hand_gradients.py").write_text(source)
-    problem = check(task, load(tmp_path / "hand_gradients.py"))
+    problem = graded_with(tmp_path, "phase25/lab01#code", "grad_y.sum(0)", "grad_y.sum(1)")
     assert problem.startswith("dL/db from linear_backward(") and "has shape (2,), expected (600,)" in problem
 
 
 def test_a_wrong_element_is_located(tmp_path):
     """G without the mean's 1/N: the check gives the element, both values and how far apart they are."""
-    task = next(task for task in TASKS if task.name == "phase25/lab01#code")
-    source = (SNIPPETS / task.module).read_text().replace(") / logits.shape[0]", ")")
-    (tmp_path / "hand_gradients.py").write_text(source)
-    problem = check(task, load(tmp_path / "hand_gradients.py"))
+    problem = graded_with(tmp_path, "phase25/lab01#code", ") / logits.shape[0]", ")")
     assert problem.startswith("cross_entropy_grad(<float64 (2, 600)>, <int64 (2,)>): element (")
     assert "off by 5.00e-01, the tolerance is 1.0e-07); 1200 of 1200 elements are off" in problem
 
 
 def test_a_rank_function_is_graded_on_a_fake_process_group(tmp_path):
     """FSDP2 left resharding after forward: the check, on two faked ranks, names the page's sentence."""
-    task = next(task for task in TASKS if task.name == "phase25/distributed#exercises-2")
-    source = (SNIPPETS / task.module).read_text().replace("reshard_after_forward=reshard_after_forward", "")
-    (tmp_path / "exercises.py").write_text(source)
-    problem = check(task, load(tmp_path / "exercises.py"))
+    problem = graded_with(tmp_path, "phase25/distributed#exercises-2",
+                          "reshard_after_forward=reshard_after_forward", "")
     assert problem.startswith('the page says "The two backward all-gathers disappear')
     assert "what your no_reshard() on a fake process group of 2 ranks prints does not bear it out" in problem
 
 
 def test_a_miscounted_flop_is_named(tmp_path):
     """A dispatch mode that forgets the multiply-add's factor 2: the check names the op and both counts."""
-    task = next(task for task in TASKS if task.name == "phase25/lab00#exercise-1")
-    source = (SNIPPETS / task.module).read_text().replace("+ 2 * a.shape[0]", "+ a.shape[0]")
-    (tmp_path / "exercises.py").write_text(source)
-    problem = check(task, load(tmp_path / "exercises.py"))
+    problem = graded_with(tmp_path, "phase25/lab00#exercise-1", "+ 2 * a.shape[0]", "+ a.shape[0]")
     assert problem.startswith("flops_of_linear()['aten.addmm.default'] is 76800, expected 153600")
 
 
