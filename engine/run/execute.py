@@ -95,7 +95,7 @@ class Executor:
         self.memory[key] = Result(output)
         return self.memory[key]
 
-    def run(self, path: Path, call: str, runner=None) -> Result:
+    def run(self, path: Path, call: str) -> Result:
         """The result of `call()` in the snippet at `path`, executing only on a cache miss."""
         result = self.cached(path, call)
         return self._compute(path, call) if result is None else result

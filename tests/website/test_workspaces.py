@@ -6,33 +6,43 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
-from engine.source.translations import LANGS
+from engine.jupyter.notebooks import is_lab
+from engine.source.translations import LANGS, english_pages
+from tests.conftest import ROOT
 from workbench.catalogue import labs
 from workbench.notebook import WORDS, workspace
 from workbench.site import NAME
 
-LAB_PAGES = ["phase-24/lab/00-hello-cuda", "phase-25/lab/00-dispatcher-trace", "phase-25/lab/01-autograd-by-hand",
-             "phase-25/lab/02-custom-op", "phase-25/lab/03-compile-and-inductor",
-             "phase-25/lab/03-distributed-survey", "phase-25/lab/03-running-torchrun"]
+
+def lab_pages(docs: Path) -> dict[str, str]:
+    """page (its path under docs/, no suffix) -> the workbench lab its front matter names, for every English
+    page that names one."""
+    named = {}
+    for path in english_pages(docs):
+        front = path.read_text(encoding="utf-8").split("---")
+        if len(front) > 2 and (lab := re.search(r"^lab: (\S+)$", front[1], re.MULTILINE)):
+            named[path.relative_to(docs).with_suffix("").as_posix()] = lab.group(1)
+    return named
 
 
-def lab_of(root, page: str) -> str:
-    front = (root / "docs" / f"{page}.md").read_text(encoding="utf-8").split("---")[1]
-    return re.search(r"^lab: (\S+)$", front, re.MULTILINE).group(1)
+LAB_PAGES = lab_pages(ROOT / "docs")
 
 
-def test_every_page_that_names_a_lab_is_listed(root):
-    named = sorted(str(p.relative_to(root / "docs").with_suffix("")) for p in (root / "docs").rglob("*.md")
-                   if not p.name.endswith(".es.md") and re.search(r"^lab: ", p.read_text(encoding="utf-8"), re.MULTILINE))
-    assert named == sorted(LAB_PAGES)
+def test_the_lab_pages_are_those_that_name_a_lab():
+    """Every page under a lab/ folder names its workbench lab (else its run box offers no workspace)."""
+    docs = ROOT / "docs"
+    labs_folders = sorted(p.relative_to(docs).with_suffix("").as_posix() for p in english_pages(docs)
+                          if is_lab(p.relative_to(docs).as_posix()))
+    assert labs_folders and labs_folders == sorted(LAB_PAGES)
 
 
-@pytest.mark.parametrize("page", LAB_PAGES)
-def test_the_run_box_offers_the_workspace_in_the_page_s_language(built_site, root, page):
-    tasks = labs()[lab_of(root, page)]
+@pytest.mark.parametrize("page", sorted(LAB_PAGES))
+def test_the_run_box_offers_the_workspace_in_the_page_s_language(built_site, page):
+    tasks = labs()[LAB_PAGES[page]]
     code = None
     for lang in LANGS:
         folder = built_site / ("" if lang == "en" else lang) / page
