@@ -69,6 +69,16 @@ def test_code_blocks_lose_their_plain_spans_and_carry_their_line_count():
                                       '<span class="nf">f</span><span class="p">()</span> x\ny\n</code></pre>')
 
 
+def test_neighbouring_tokens_coloured_alike_are_one_span():
+    block = ('<pre><span></span><code><span class="n">x</span><span class="p">[:,</span><span class="w"> </span>'
+             '<span class="kc">None</span><span class="p">]</span><span class="w"> </span><span class="o">-&gt;</span>'
+             '<span class="w"> </span><span class="s2">&quot;a</span><span class="si">{</span><span class="n">y</span>'
+             '<span class="si">}</span><span class="s2">&quot;</span>\n</code></pre>')
+    assert lighter.lighter(block) == ('<pre style="--nmb-lines: 1"><span></span><code>x<span class="p">[:,</span> None'
+                                      '<span class="p">] -&gt;</span> '
+                                      '<span class="s2">&quot;a{</span>y<span class="si">}&quot;</span>\n</code></pre>')
+
+
 def test_a_block_that_may_scroll_sideways_is_focusable_before_the_theme_mounts_it():
     wide = "x" * (lighter.WIDE - 3) + " &lt; y"  # one character over (&lt; is one), as the reader sees it
     assert '<code tabindex="0">' in lighter.lighter(f"<pre><span></span><code>{wide}\n</code></pre>")

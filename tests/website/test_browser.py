@@ -24,7 +24,7 @@ PAGES = site_pages(ROOT / "docs")
 FIXTURE_PAGES = site_pages(FIXTURE_DOCS)
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 SEARCH_INDEX = "/search/search_index.json"  # requested once the reader opens search (test_search.py)
-TOGGLE = "form[data-md-component=palette] label:not([hidden])"
+TOGGLE = "form[data-nmb-palette] label:not([hidden])"
 
 
 def html_file(site_dir: Path, path: str) -> Path:

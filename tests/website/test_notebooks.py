@@ -94,7 +94,7 @@ def test_notebook_page_shows_the_notebook(built_site, src, lang):
     each heading under the lab page's anchor, the .ipynb beside it to download, out of search."""
     page_file = built_site / LANGS[lang] / notebook_url(src) / "index.html"
     page_html = page_file.read_text(encoding="utf-8")
-    assert f'<html lang="{lang}"' in page_html and 'class="md-header' in page_html and 'data-md-component="palette"' in page_html
+    assert f'<html lang="{lang}"' in page_html and 'class="md-header' in page_html and 'data-nmb-palette' in page_html
     name = notebook_name(src, lang, "en")
     assert re.search(rf'<a class="md-button nmb-notebook" href="{re.escape(name)}" download', page_html), page_file
     shown = shown_blocks(page_html)
