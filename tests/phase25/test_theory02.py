@@ -111,10 +111,12 @@ def test_torch_func_returns_gradients_without_touching_grad():
     assert all(float(v) <= 1e-7 for v in result["max |dW - W_leaf.grad|, |db - b_leaf.grad|"].split(", "))
 
 
-def test_exercises_no_bias_graph_bias_gradient_and_packed_tensors():
+def test_exercises_shared_node_bias_gradient_and_packed_tensors():
     from snippets.phase25.theory02 import exercises
 
-    assert exercises.no_bias_graph().splitlines()[0] == "MmBackward0"
+    tree, runs, summed = exercises.squared_graph()
+    assert tree.count("AddmmBackward0") == 2 and tree.count("AccumulateGrad(W)") == 1
+    assert runs == 1 and summed
     for batch in (2, 5):
         assert exercises.bias_gradient(batch).unique().tolist() == [float(batch)]
     owners = [row.split()[-1] for row in exercises.packed_tensors()]

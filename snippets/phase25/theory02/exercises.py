@@ -1,4 +1,4 @@
-"""Theory 02's exercises: a graph without bias, the bias's gradient, and what the loss graph packs."""
+"""Theory 02's exercises: a node reached by two edges, the bias's gradient, and what the loss graph packs."""
 
 import torch
 import torch.nn.functional as F
@@ -7,10 +7,17 @@ from snippets.phase25.lab00.part_a_baseline import make_inputs
 from snippets.phase25.theory02.graph_diagram import tree_text
 
 
-def no_bias_graph() -> str:
-    """Exercise 1: the graph of F.linear(x, W), drawn as theory 02 draws it."""
-    x, W, _ = make_inputs()
-    return tree_text(F.linear(x, W).grad_fn, {"x": x, "W": W})
+def squared_graph() -> tuple[str, int, bool]:
+    """Exercise 1: the graph of (h * h).sum() for h = F.linear(x, W, b), drawn as theory 02 draws it; how many
+    times h's node runs in backward, and whether what it received is the sum of both edges' gradients, 2h."""
+    x, W, b = make_inputs()
+    h = F.linear(x, W, b)
+    loss = (h * h).sum()
+    received = []
+    h.grad_fn.register_prehook(lambda grad_outputs: received.append(grad_outputs[0]))
+    tree = tree_text(loss.grad_fn, {"x": x, "W": W, "b": b})
+    loss.backward()
+    return tree, len(received), torch.allclose(received[0], 2 * h.detach())
 
 
 def bias_gradient(batch: int) -> torch.Tensor:
@@ -41,8 +48,11 @@ def packed_tensors() -> list[str]:
     return rows
 
 
-def main_no_bias():
-    print(no_bias_graph())
+def main_squared():
+    tree, runs, summed = squared_graph()
+    print(tree)
+    print(f"times AddmmBackward0 ran in backward: {runs}")
+    print(f"the gradient it received equals 2 * h (both edges' gradients, summed): {summed}")
 
 
 def main_bias_gradient():
@@ -58,10 +68,13 @@ def main_packed():
         print(f"    {row}")
 
 
-def claim_mm_node(main_no_bias):
-    """#exercises: without a bias the node is MmBackward0, with x in slot 0 and the weight behind TBackward0 in slot 1."""
-    return main_no_bias.lines[:4] == ["MmBackward0", "├── [0] AccumulateGrad(x)", "└── [1] TBackward0",
-                                     "    └── [0] AccumulateGrad(W)"]
+def claim_one_node_two_edges(main_squared):
+    """#exercises: MulBackward0 points at AddmmBackward0 from both of its slots, which the tree draws once; AddmmBackward0 runs once in backward, with one gradient equal to 2 * h."""
+    mul = [line for line in main_squared.lines if "] AddmmBackward0" in line]
+    return (main_squared.lines[:2] == ["SumBackward0", "└── [0] MulBackward0"] and len(mul) == 2
+            and mul[0].endswith("[0] AddmmBackward0") and mul[1].endswith("[1] AddmmBackward0  (drawn above)")
+            and "times AddmmBackward0 ran in backward: 1" in main_squared.lines
+            and main_squared.lines[-1].endswith("summed): True"))
 
 
 def claim_bias_grad_is_batch(main_bias_gradient):
