@@ -21,13 +21,14 @@ def without_bias() -> list[str]:
     return profiled(lambda: F.linear(x, W))
 
 
-def under_no_grad() -> tuple[list[str], list[str]]:
-    """Exercise 2: the forward call tree with grad mode on, and under torch.no_grad()."""
-    x, W, b = make_inputs()
-    on = profiled(lambda: F.linear(x, W, b))
-    with torch.no_grad():
-        off = profiled(lambda: F.linear(x, W, b))
-    return on, off
+def batched_sequences() -> tuple[tuple, tuple, list[str]]:
+    """Exercise 2: F.linear(x, W, b) on a batch of 3 sequences of 2 rows each: the input's and output's
+    shapes, and the operator calls."""
+    _, W, b = make_inputs()
+    x = torch.randn(3, 2, W.shape[1], requires_grad=True)
+    y = []
+    tree = profiled(lambda: y.append(F.linear(x, W, b)))
+    return tuple(x.shape), tuple(y[0].shape), tree
 
 
 def only_weight_backward() -> list[str]:
@@ -49,11 +50,11 @@ def main_without_bias():
         print(f"    {line}")
 
 
-def main_no_grad():
-    on, off = under_no_grad()
-    print(f"grad mode on:    {len(on)} calls, {calls_of(on, 'aten::addmm')} aten::addmm")
-    print(f"torch.no_grad(): {len(off)} calls, {calls_of(off, 'aten::addmm')} aten::addmm")
-    print("same operators in the same order:", [s.strip() for s in on] == [s.strip() for s in off])
+def main_batched():
+    shape_in, shape_out, tree = batched_sequences()
+    print(f"y = F.linear(x, W, b), x {shape_in} -> y {shape_out}: {calls_of(tree, 'aten::addmm')} aten::addmm")
+    for line in tree:
+        print(f"    {line}")
 
 
 def main_only_weight():
@@ -69,9 +70,12 @@ def claim_no_bias_is_matmul(main_without_bias):
             and "aten::mm" in tree and "aten::t" in tree)
 
 
-def claim_no_grad_same_ops(main_no_grad):
-    """#exercises: under torch.no_grad() the forward makes the same operator calls in the same order."""
-    return main_no_grad.line("same operators").endswith("True")
+def claim_one_addmm_between_views(main_batched):
+    """#exercises: on a 3-D input, linear's first and last calls are views, with one addmm (no matmul, no bmm) between them."""
+    children = [line.strip() for line in main_batched.lines[1:] if line.startswith("      ") and not line.startswith("        ")]
+    return (main_batched.lines[0].endswith("(3, 2, 64) -> y (3, 2, 600): 1 aten::addmm")
+            and children[0] == children[-1] == "aten::view" and children.count("aten::addmm") == 1
+            and "matmul" not in main_batched.text and "bmm" not in main_batched.text)
 
 
 def claim_one_mm(main_only_weight):
