@@ -185,9 +185,10 @@ def test_a_new_batch_size_changes_only_the_bound_of_the_row_loop():
     assert "x0<static_cast<int64_t>(2L)" in two and two.replace("(2L)", "(4L)") == four
 
 
-def test_automatic_dynamic_compiles_twice_and_static_shapes_once_per_batch_size():
-    assert exercises.compiles((2, 3, 4, 2)) == [1, 2, 2, 2]
-    assert exercises.compiles((2, 3, 4, 2), dynamic=False) == [1, 2, 3, 3]
+def test_new_weight_values_reuse_the_graph_and_a_new_python_float_compiles_once_more():
+    counts, graphs = exercises.guarded_edits()
+    assert [count for _, count in counts] == [1, 1, 1, 2, 2]
+    assert len(graphs) == 2 and graphs[1] == graphs[0] + ["Tensor()"]
 
 
 def test_the_attention_kernel_numbers_come_from_the_model_shape(attention):

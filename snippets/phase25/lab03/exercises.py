@@ -5,7 +5,6 @@ import re
 
 import torch
 import torch._inductor.config as inductor_config
-from torch._dynamo.testing import CompileCounter
 from torch._inductor.utils import run_and_get_code
 
 from snippets.minigpt.config import CONFIG
@@ -39,27 +38,39 @@ def batch_4_kernel():
         print(f"  batch 2: {two.strip()}\n  batch 4: {four.strip()}")
 
 
-def compiles(batches, dynamic=None) -> list[int]:
-    """Dynamo's compile count after each call of TinyHead on the given batch sizes."""
-    model, _ = model_and_input()
-    counter = CompileCounter()  # a backend that counts the graphs it is given and runs them eagerly
+def guarded_edits() -> tuple[list[tuple[str, int]], list[list[str]]]:
+    """Exercise 2: head(x) = TinyHead(x) / model.temperature, a Python float, compiled once and called after
+    each edit; (edit, graphs compiled so far) per call, and the inputs each graph takes."""
+    model, x = model_and_input()
+    model.temperature = 1.0
+    graphs = []
+
+    def backend(graph, inputs):  # keeps what each graph takes as input, and runs it eagerly
+        graphs.append([f"{type(t).__name__}{tuple(t.shape)}" for t in inputs])
+        return graph.forward
+
     torch._dynamo.reset()
-    compiled = torch.compile(model, backend=counter, dynamic=dynamic)
+    head = torch.compile(lambda x: model(x) / model.temperature, backend=backend)
+    edits = [("first call", lambda: None), ("same call again", lambda: None),
+             ("every weight x2, in place", lambda: [p.mul_(2) for p in model.parameters()]),
+             ("temperature = 2.0", lambda: setattr(model, "temperature", 2.0)),
+             ("temperature = 3.0", lambda: setattr(model, "temperature", 3.0))]
     counts = []
     with torch.no_grad():
-        for batch in batches:
-            compiled(model_and_input(batch)[1])
-            counts.append(counter.frame_count)
-    return counts
+        for name, edit in edits:
+            edit()
+            head(x)
+            counts.append((name, len(graphs)))
+    return counts, graphs
 
 
 def recompiles():
-    """Exercise 2: compiles for batches 2, 3, 4, 2, by default and with dynamic=False."""
-    batches = (2, 3, 4, 2)
-    for dynamic in (None, False):
-        counts = compiles(batches, dynamic)
-        steps = ", ".join(f"batch {b} -> {c}" for b, c in zip(batches, counts, strict=True))
-        print(f"dynamic={dynamic}: compiles after each call: {steps}")
+    """Exercise 2: the graphs compiled after each edit, and each graph's inputs."""
+    counts, graphs = guarded_edits()
+    for name, count in counts:
+        print(f"{name:<27} graphs compiled so far: {count}")
+    for n, inputs in enumerate(graphs, 1):
+        print(f"graph {n} takes: {', '.join(inputs)}")
 
 
 def loop_bounds(kernel: str) -> list[tuple[str, int]]:
@@ -114,11 +125,13 @@ def claim_one_line(batch_4_kernel):
             and "x0<static_cast<int64_t>(4L)" in batch_4_kernel.line("batch 4: for"))
 
 
-def claim_compile_counts(recompiles):
-    """#exercises: two compiles by default (the second serves batch 4 too), three with dynamic=False."""
-    default, static = recompiles.line("dynamic=None"), recompiles.line("dynamic=False")
-    return ("batch 3 -> 2, batch 4 -> 2, batch 2 -> 2" in default
-            and "batch 3 -> 2, batch 4 -> 3, batch 2 -> 3" in static)
+def claim_guarded_edits(recompiles):
+    """#exercises: new weight values compile nothing; the first new temperature compiles a second graph, which takes the temperature as a 0-d tensor input beside the weights and x, and serves the next one."""
+    counts = [recompiles.number(name, 0) for name in ("first call", "same call again", "every weight x2",
+                                                      "temperature = 2.0", "temperature = 3.0")]
+    first, second = (recompiles.line(f"graph {n} takes:").split(": ", 1)[1] for n in (1, 2))
+    return (counts == [1, 1, 1, 2, 2] and "graph 3" not in recompiles.text
+            and second == first + ", Tensor()" and first.count("Parameter") == 2)
 
 
 def claim_attention_numbers(attention_numbers):
