@@ -255,6 +255,8 @@ TASKS = (
     Task(LAB03, "part-a", "phase25/lab03/part_a_compile_match.py", ("compile_match",), calls=("main",)),
     Task(LAB03, "part-d-gpu", "phase25/lab03/triton_reading.py", ("classify", "annotate", "pointers", "summary"),
          cases=_triton_reading),
+    Task(LAB03, "exercises", "phase25/lab03/exercises.py", ("census_backend",), number=5,
+         cases=lambda: [("census_of_a_break", ())], calls=("exercise5",)),
     Task(LAB03, "exercises", "phase25/lab03/exercises.py", ("training_modules",), number=4,
          calls=("training",)),
     Task(SURVEY, "exercises", "phase25/distributed/exercises.py", ("ddp_buckets_rank",), number=1,

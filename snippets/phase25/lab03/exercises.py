@@ -2,6 +2,7 @@
 
 import difflib
 import re
+from collections import Counter
 
 import torch
 import torch._inductor.config as inductor_config
@@ -118,6 +119,44 @@ def training():
         print(f"          returns {re.search(r'return (.*)', call_function(code))[1]}")
 
 
+def census_backend(found: list):
+    """Exercise 5: a Dynamo backend that appends to `found`, for each graph it is given, how many times the
+    graph calls each function or method (by name, sorted), and runs the graph as it is."""
+    def census(graph, example_inputs):
+        calls = Counter(getattr(node.target, "__name__", str(node.target)) for node in graph.graph.nodes
+                        if node.op in ("call_function", "call_method"))
+        found.append(dict(sorted(calls.items())))
+        return graph.forward
+    return census
+
+
+def scores_with_a_break(x):
+    """Scores of x against itself, a graph break, then their softmax's sum."""
+    scores = torch.relu(x @ x.T) / x.shape[-1] ** 0.5
+    torch._dynamo.graph_break()
+    return torch.softmax(scores, dim=-1).sum()
+
+
+def census_of_a_break() -> tuple[list[dict], int, bool]:
+    """Exercise 5: the census of every graph of scores_with_a_break, the graph count torch._dynamo.explain
+    reports, and whether the compiled function returns what eager does."""
+    x = torch.randn(4, 8)
+    found = []
+    torch._dynamo.reset()
+    compiled = torch.compile(scores_with_a_break, backend=census_backend(found))
+    same = torch.equal(compiled(x), scores_with_a_break(x))
+    torch._dynamo.reset()
+    return found, torch._dynamo.explain(scores_with_a_break)(x).graph_count, same
+
+
+def exercise5():
+    found, explained, same = census_of_a_break()
+    for n, calls in enumerate(found, 1):
+        print(f"graph {n}: " + ", ".join(f"{name} x{count}" for name, count in calls.items()))
+    print(f"graphs your backend saw: {len(found)}; torch._dynamo.explain counts: {explained}")
+    print(f"the compiled function returns what eager does: {same}")
+
+
 def claim_one_line(batch_4_kernel):
     """#exercises: one line changes, the bound of the outer loop over rows."""
     return (batch_4_kernel.number("differ between batch 2 and batch 4:") == 1
@@ -152,3 +191,12 @@ def claim_training_modules(training):
             and "kernels cpp_fused__softmax_backward_data_0, cpp_fused_sum_1" in training
             and "extern calls mm, mm" in training and "returns (buf4, primals_1, primals_3, buf4, )" in training
             and "primals_1 (600, 64), primals_2 (600, ), primals_3 (2, 64)" in training)
+
+
+def claim_census(exercise5):
+    """#exercises: the backend sees two graphs, as many as torch._dynamo.explain counts: the transpose (a getattr), the product, relu and division before the break, softmax and sum after it; the compiled function returns what eager does."""
+    return (exercise5.line("graph 1:") == "graph 1: getattr x1, matmul x1, relu x1, truediv x1"
+            and exercise5.line("graph 2:") == "graph 2: softmax x1, sum x1"
+            and exercise5.line("graphs your backend saw").endswith("saw: 2; torch._dynamo.explain counts: 2")
+            and exercise5.line("returns what eager does").endswith("True"))
+
