@@ -26,6 +26,14 @@ def test_pages_load_the_themes_scripts_and_no_other(built_site):
     assert not others, f"scripts no page should need (a diagram library?): {others}"
 
 
+def test_no_page_mounts_the_themes_palette_component(built_site):
+    """The toggle runs from the header (engine/theme/partials/javascripts/palette.html): the theme's own
+    palette component restyled a whole page three times as it loaded."""
+    mounted = sorted(str(page.relative_to(built_site)) for page in built_site.rglob("*.html")
+                     if 'data-md-component="palette"' in page.read_text(encoding="utf-8"))
+    assert not mounted, f"pages that mount the theme's palette component: {mounted}"
+
+
 def test_the_weight_counts_what_a_page_loads(tmp_path: Path):
     """The page, its stylesheet, script and image, the theme's search worker: not other hosts or data."""
     (tmp_path / "a").mkdir()
