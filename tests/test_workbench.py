@@ -84,6 +84,13 @@ def test_a_miscounted_flop_is_named(tmp_path):
     assert problem.startswith("flops_of_linear()['aten.addmm.default'] is 76800, expected 153600")
 
 
+def test_an_error_in_a_printing_call_is_one_sentence(tmp_path):
+    """gradcheck in float32: the printing call raises, and the check says which call and the error's first line."""
+    problem = graded_with(tmp_path, "phase25/lab02#gradcheck", "dtype=torch.float64", "dtype=torch.float32")
+    assert problem.startswith("main() raised GradcheckError: Jacobian mismatch for output 0 with respect to input 0.")
+    assert "Hint: " in problem and "\n" not in problem
+
+
 def test_a_notebook_namespace_is_graded():
     """A notebook's globals() are graded as a module is."""
     task = next(task for task in TASKS if task.name == "phase25/lab00#part-a")

@@ -156,6 +156,61 @@ def _softmax_inputs():
             (_softmax_gradient, (x, torch.randn(3, 600)))]
 
 
+def _op_name(op) -> str:
+    """nmb::softmax, whether the op is given as ops.softmax, torch.ops.nmb.softmax or its .default."""
+    schema = getattr(op, "_schema", None)
+    return getattr(op, "_qualname", None) or getattr(op, "_qualified_op_name", None) or (
+        schema.name if schema else repr(op))
+
+
+def _opcheck_samples(namespace):
+    """each sample's (op, [(shape, requires_grad) of each argument]) in samples("cpu")"""
+    return [(_op_name(op), [(tuple(arg.shape), arg.requires_grad) for arg in args])
+            for _, op, args in namespace.samples("cpu")]
+
+
+def _opcheck_verdicts(namespace):
+    """each sample's verdicts in results("cpu")"""
+    return list(namespace.results("cpu").values())
+
+
+def _head_and_input():
+    """Part D's model, the LM head followed by nmb::softmax, and an input that requires gradients."""
+    import torch
+
+    from snippets.phase25.lab02.compile_demo import Head
+
+    return Head(), torch.randn(2, 64, requires_grad=True)
+
+
+def _head_step(namespace):
+    """step(Head(), x)"""
+    return namespace.step(*_head_and_input())
+
+
+def _op_calls(namespace):
+    """(difference, op calls in each generated module) of compile_step(Head(), x)"""
+    from snippets.phase25.lab02.generated import call_function
+
+    difference, codes = namespace.compile_step(*_head_and_input())
+    return difference, [[line.strip() for line in call_function(code).splitlines() if "= torch.ops." in line]
+                        for code in codes]
+
+
+def _inlined_gradient(namespace, x, dy):
+    """x.grad after softmax_inlined(x).backward(dy)"""
+    x.requires_grad_()
+    namespace.softmax_inlined(x).backward(dy)
+    return x.grad
+
+
+def _inlined_inputs():
+    import torch
+
+    x = torch.randn(3, 600)
+    return [("softmax_inlined", (x,)), (_inlined_gradient, (x, torch.randn(3, 600)))]
+
+
 def _recorded_triton_kernel() -> str:
     """TinyHead's Triton kernel as Inductor wrote it on a GPU: the recording, its labels taken off."""
     import json
@@ -246,10 +301,18 @@ TASKS = (
          cases=lambda: [("mse_against_backward", ())], calls=("exercise4",), atol=1e-15),
     Task(LAB02, "op", "phase25/lab02/ops.py", ("softmax", "softmax_backward", "save_output", "backward"),
          cases=_softmax_inputs, atol=1e-6, rtol=1e-5, renames=(("nmb::", "mywork::"),)),
+    Task(LAB02, "gradcheck", "phase25/lab02/gradcheck_demo.py", ("check",), calls=("main",)),
+    Task(LAB02, "opcheck", "phase25/lab02/opcheck_demo.py", ("samples", "results"),
+         cases=lambda: [(_opcheck_samples, ()), (_opcheck_verdicts, ())]),
+    Task(LAB02, "compile", "phase25/lab02/generated.py", ("step", "compile_step"),
+         cases=lambda: [(_head_step, ()), (_op_calls, ())], atol=1e-6),
+    Task(LAB02, "triton-op", "phase25/lab02/inlined.py", ("softmax_inlined", "softmax_inlined_backward", "backward"),
+         cases=_inlined_inputs, atol=1e-6, rtol=1e-5, calls=("main",), renames=(("nmb::", "mywork::"),)),
     Task(LAB02, "exercise-2", "phase25/lab02/wrong_fake.py", ("fake_wrong_strides",),
          cases=lambda: [(_fake_strides, ())], calls=("main",), renames=(("nmb_exercises::", "mywork_exercises::"),)),
     Task(LAB02, "exercise-3", "phase25/lab02/exercises.py", ("gradcheck_calls",),
          calls=("exercise3",)),  # its printed counts, held to the page's claims (each gradcheck is slow)
+    Task(LAB02, "exercise-4", "phase25/lab02/direct_launch.py", ("direct_launch",), calls=("main",)),
     Task(COMPILE, "exercises", "phase25/theory03/exercises.py", ("ReluHead.forward",), number=3,
          cases=lambda: [(_relu_head, ())], calls=("main_relu",)),
     Task(LAB03, "part-a", "phase25/lab03/part_a_compile_match.py", ("compile_match",), calls=("main",)),

@@ -85,6 +85,8 @@ def _shown(name: str, args: tuple) -> str:
         if hasattr(arg, "shape") and hasattr(arg, "dtype"):
             return f"<{str(arg.dtype).removeprefix('torch.')} {tuple(arg.shape)}>"
         return repr(arg)
+    if callable(name) and not args:  # a check's own call, named by its docstring
+        return name.__doc__
     return f"{name.__doc__ if callable(name) else name}({', '.join(map(one, args))})"
 
 
@@ -137,14 +139,21 @@ def _grade(task: Task, learner) -> None:
     path = SNIPPETS / task.module
     for call in task.calls:
         run, claimed = (call, call) if isinstance(call, str) else call
+        shown = f"{run}()" if isinstance(run, str) else run.__doc__
         try:
             output = Output(_printed(learner, run))
         except NotImplementedError as error:
             raise NotWritten(_not_written(error)) from None
+        except Wrong:
+            raise
+        except Exception as error:  # noqa: BLE001 - the learner's error (gradcheck's mismatch), its first line
+            if (inner := _unwritten_inside(error)) is not None:
+                raise NotWritten(_not_written(inner)) from None
+            first = (str(error).splitlines() or [""])[0].rstrip(",:")
+            raise Wrong(f"{shown} raised {type(error).__name__}: {first}") from None
         for claim in claims_of(path, claimed):
             if claim.holds(output) is not None:
-                raise Wrong(f"the page says \"{claim.sentence}\", and what your "
-                            f"{f'{run}()' if isinstance(run, str) else run.__doc__} prints does not bear it out")
+                raise Wrong(f"the page says \"{claim.sentence}\", and what your {shown} prints does not bear it out")
 
 
 def check(task: Task, learner) -> str | None:
