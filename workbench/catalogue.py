@@ -148,6 +148,12 @@ def _softmax_gradient(namespace, x, dy):
     return x.grad
 
 
+def _bias_relu_inputs():
+    import torch
+
+    return [("forward_and_gradients", (torch.randn(3, 600), torch.randn(600)))]
+
+
 def _softmax_inputs():
     import torch
 
@@ -313,6 +319,8 @@ TASKS = (
     Task(LAB02, "exercise-3", "phase25/lab02/exercises.py", ("gradcheck_calls",),
          calls=("exercise3",)),  # its printed counts, held to the page's claims (each gradcheck is slow)
     Task(LAB02, "exercise-4", "phase25/lab02/direct_launch.py", ("direct_launch",), calls=("main",)),
+    Task(LAB02, "exercise-5", "phase25/lab02/bias_relu.py", ("bias_relu_kernel", "bias_relu", "save_output", "backward"),
+         cases=_bias_relu_inputs, atol=1e-6, calls=("main",), renames=(("nmb::", "mywork::"),)),
     Task(COMPILE, "exercises", "phase25/theory03/exercises.py", ("ReluHead.forward",), number=3,
          cases=lambda: [(_relu_head, ())], calls=("main_relu",)),
     Task(LAB03, "part-a", "phase25/lab03/part_a_compile_match.py", ("compile_match",), calls=("main",)),
