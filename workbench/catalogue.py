@@ -229,6 +229,21 @@ def _recorded_triton_kernel() -> str:
     return "\n".join(re.sub(r"    # <- .*$", "", line) for line in kernel.splitlines() if not line.startswith("# ^ "))
 
 
+def _minigpt_compiled(namespace):
+    """What compile_minigpt measures, and the kernels its generated module launches (the module's text
+    names files of the compile cache: not compared)."""
+    from snippets.phase25.lab03.minigpt_compile import kernel_launches
+
+    result = namespace.compile_minigpt()
+    return {key: value for key, value in result.items() if key != "code"}, kernel_launches(result["code"])
+
+
+def _fused_kernel(namespace):
+    """The fused kernel's name and C++ source, and what each of its pointers receives."""
+    name, source, code = namespace.fused_softmax_kernel()
+    return name, source, namespace.kernel_arguments(name, source, code)
+
+
 def _triton_reading():
     kernel = _recorded_triton_kernel()
     return [("annotate", (kernel,)), ("pointers", (kernel,)),
@@ -324,6 +339,10 @@ TASKS = (
     Task(COMPILE, "exercises", "phase25/theory03/exercises.py", ("ReluHead.forward",), number=3,
          cases=lambda: [(_relu_head, ())], calls=("main_relu",)),
     Task(LAB03, "part-a", "phase25/lab03/part_a_compile_match.py", ("compile_match",), calls=("main",)),
+    Task(LAB03, "part-a-minigpt", "phase25/lab03/minigpt_compile.py", ("compile_minigpt",),
+         cases=lambda: [(_minigpt_compiled, ())]),
+    Task(LAB03, "part-c", "phase25/lab03/part_c_kernel.py", ("fused_softmax_kernel", "kernel_arguments"),
+         cases=lambda: [(_fused_kernel, ())], calls=("main",)),
     Task(LAB03, "part-d-gpu", "phase25/lab03/triton_reading.py", ("classify", "annotate", "pointers", "summary"),
          cases=_triton_reading),
     Task(LAB03, "exercises", "phase25/lab03/exercises.py", ("census_backend",), number=5,
