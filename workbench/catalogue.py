@@ -4,6 +4,7 @@ cases, when a check runs: listing the tasks, as the site's workspaces do, import
 from __future__ import annotations
 
 import contextlib
+import functools
 
 from workbench.tasks import Task
 
@@ -118,6 +119,20 @@ def _no_reshard_faked(namespace):
     """no_reshard() on a fake process group of 2 ranks"""
     with _process_group("fake", 2) as cpu:  # FSDP2 on one rank gathers nothing: two ranks, faked
         print(namespace.reshard_report([namespace.both_reshard_settings_rank(cpu)]))
+
+
+@functools.cache
+def _pipeline_ranks() -> tuple[dict, ...]:
+    """Every rank's results of the course's pipeline with 8 micro-batches, run once under torchrun: its stages
+    send each other their tensors' shapes before the first step, which no single process can stand in for."""
+    from snippets.phase25.distributed import torchrun
+
+    return tuple(torchrun.measure("snippets.phase25.distributed.exercises", "microbatches")[1])
+
+
+def _microbatches_measured(namespace):
+    """microbatches_report() of the course's two pipeline ranks under torchrun"""
+    print(namespace.microbatches_report(list(_pipeline_ranks())))
 
 
 def _trace_checked(namespace):
@@ -261,6 +276,8 @@ TASKS = (
          calls=((_buckets_alone, "smaller_buckets"),)),
     Task(SURVEY, "exercises", "phase25/distributed/exercises.py", ("fsdp_reshard_rank",), number=2,
          calls=((_no_reshard_faked, "no_reshard"),)),
+    Task(SURVEY, "exercises", "phase25/distributed/exercises.py", ("microbatches_report",), number=3,
+         calls=((_microbatches_measured, "more_microbatches"),)),  # its report, held to the page's claims
     Task(SURVEY, "exercises", "phase25/distributed/exercises.py", ("crossover_by_hand",), number=4,
          calls=("crossover_by_hand",)),
     Task(TORCHRUN, "exercises", "phase25/distributed/cluster.py", ("on_hosts",), number=1,
