@@ -123,11 +123,24 @@ def _no_reshard_faked(namespace):
 
 @functools.cache
 def _pipeline_ranks() -> tuple[dict, ...]:
-    """Every rank's results of the course's pipeline with 8 micro-batches, run once under torchrun: its stages
-    send each other their tensors' shapes before the first step, which no single process can stand in for."""
-    from snippets.phase25.distributed import torchrun
+    """Every rank's results of the course's pipeline with 8 micro-batches, from one `torchrun` command (a
+    child process, as a learner types it, from a notebook too): its stages send each other their shapes
+    before the first step, which neither one gloo process nor a fake process group carries."""
+    import json
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
 
-    return tuple(torchrun.measure("snippets.phase25.distributed.exercises", "microbatches")[1])
+    from snippets.phase25.distributed.torchrun import standalone
+    from workbench.tasks import SNIPPETS
+
+    with tempfile.TemporaryDirectory() as tmp:
+        results = Path(tmp) / "ranks.json"
+        command = standalone("snippets.phase25.distributed.exercises", "microbatches", "--json", results)
+        subprocess.run([sys.executable, "-m", "torch.distributed.run", *command], cwd=SNIPPETS.parent,
+                       check=True, capture_output=True)
+        return tuple(json.loads(results.read_text(encoding="utf-8")))
 
 
 def _microbatches_measured(namespace):
