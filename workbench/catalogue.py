@@ -4,6 +4,7 @@ cases, when a check runs: listing the tasks, as the site's workspaces do, import
 from __future__ import annotations
 
 import contextlib
+import functools
 
 from workbench.tasks import Task
 
@@ -118,6 +119,33 @@ def _no_reshard_faked(namespace):
     """no_reshard() on a fake process group of 2 ranks"""
     with _process_group("fake", 2) as cpu:  # FSDP2 on one rank gathers nothing: two ranks, faked
         print(namespace.reshard_report([namespace.both_reshard_settings_rank(cpu)]))
+
+
+@functools.cache
+def _pipeline_ranks() -> tuple[dict, ...]:
+    """Every rank's results of the course's pipeline with 8 micro-batches, from one `torchrun` command (a
+    child process, as a learner types it, from a notebook too): its stages send each other their shapes
+    before the first step, which neither one gloo process nor a fake process group carries."""
+    import json
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from snippets.phase25.distributed.torchrun import standalone
+    from workbench.tasks import SNIPPETS
+
+    with tempfile.TemporaryDirectory() as tmp:
+        results = Path(tmp) / "ranks.json"
+        command = standalone("snippets.phase25.distributed.exercises", "microbatches", "--json", results)
+        subprocess.run([sys.executable, "-m", "torch.distributed.run", *command], cwd=SNIPPETS.parent,
+                       check=True, capture_output=True)
+        return tuple(json.loads(results.read_text(encoding="utf-8")))
+
+
+def _microbatches_measured(namespace):
+    """microbatches_report() of the course's two pipeline ranks under torchrun"""
+    print(namespace.microbatches_report(list(_pipeline_ranks())))
 
 
 def _trace_checked(namespace):
@@ -353,10 +381,19 @@ TASKS = (
          calls=((_buckets_alone, "smaller_buckets"),)),
     Task(SURVEY, "exercises", "phase25/distributed/exercises.py", ("fsdp_reshard_rank",), number=2,
          calls=((_no_reshard_faked, "no_reshard"),)),
+    Task(SURVEY, "exercises", "phase25/distributed/exercises.py", ("microbatches_report",), number=3,
+         calls=((_microbatches_measured, "more_microbatches"),)),  # its report, held to the page's claims
     Task(SURVEY, "exercises", "phase25/distributed/exercises.py", ("crossover_by_hand",), number=4,
          calls=("crossover_by_hand",)),
     Task(TORCHRUN, "exercises", "phase25/distributed/cluster.py", ("on_hosts",), number=1,
          cases=lambda: [("on_hosts", (hosts,)) for hosts in (2, 4)], calls=("main",), page_in_name=True),
+    Task(WEEK9, "lab-step-1", "week09/show_dispatch_trace.py", ("traced_run", "dispatch_functions"),
+         cases=lambda: [("traced_run", ("cpu",)), ("dispatch_functions", ())], parts=("stdout", "stderr bytes"),
+         calls=("main",)),
+    Task(WEEK9, "lab-step-2", "week09/dispatcher_header.py", ("guarded_blocks", "build_flags"),
+         cases=lambda: [("guarded_blocks", ()), ("build_flags", ())], calls=("main",)),
+    Task(WEEK9, "lab-step-4", "week09/add_kernel.py", ("functor_template",),
+         cases=lambda: [("functor_template", ())], calls=("main",)),
     Task(WEEK9, "lab-step-6", "week09/deliverable.py", ("matmul_chain",), calls=((_trace_checked, "main"),)),
     Task(WEEK9, "exercises", "week09/exercises.py", ("which_copy",), number=2,
          cases=lambda: [("which_copy", ())], calls=("main_copies",)),

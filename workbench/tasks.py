@@ -6,7 +6,9 @@ import contextlib
 import copy
 import importlib
 import io
+import platform
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Callable
@@ -106,6 +108,11 @@ def _unwritten_inside(error: BaseException) -> NotImplementedError | None:
     return None
 
 
+def _versions() -> dict[str, str]:
+    """What produced the learner's output, as a claim reads it: this Python and this torch."""
+    return {"python": platform.python_version(), "torch": metadata.version("torch")}
+
+
 def _printed(namespace, call: str) -> str:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -141,7 +148,7 @@ def _grade(task: Task, learner) -> None:
         run, claimed = (call, call) if isinstance(call, str) else call
         shown = f"{run}()" if isinstance(run, str) else run.__doc__
         try:
-            output = Output(_printed(learner, run))
+            output = Output(_printed(learner, run), versions=_versions())
         except NotImplementedError as error:
             raise NotWritten(_not_written(error)) from None
         except Wrong:

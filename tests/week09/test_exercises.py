@@ -44,4 +44,4 @@ def test_opens_with_prerequisites_and_closes_with_previous_and_next(page):
     closing = text.rsplit("{ #next }", 1)[1]
     assert "(../phase-25/lab/03-running-torchrun.md)" in closing and "(../glossary.md)" in closing
     assert closing.index("03-running-torchrun.md") < closing.index("glossary.md")
-    assert text.count('??? success "') == 5 and text.count('snippet("week09/exercises.py"') == 4  # and the lab's task
+    assert text.count('??? success "') == 8 and text.count('snippet("week09/exercises.py"') == 4  # and the lab's 4 tasks
