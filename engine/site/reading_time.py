@@ -3,8 +3,9 @@
 
 A reader reads prose at about 200 words a minute and code or output at about 30 lines a minute.
 What a page shows counts: a collapsed block (a worked solution, a folded helper module) is opened
-when the reader works, which is working time, not reading time. Figures and tables' markup count
-only by the words they hold.
+when the reader works, which is working time, not reading time; so is a lab's "Run it yourself" box and
+its notebook buttons (the theme adds them around the page's content, after it is stamped). Figures and
+tables' markup count only by the words they hold.
 """
 
 from __future__ import annotations
@@ -24,11 +25,12 @@ WORD = re.compile(r"\w+")
 
 class _Reader(HTMLParser):
     """Counts the words outside `<pre>` and the lines inside it, skipping what a collapsed `<details>`
-    hides (its summary shows), `<svg>` drawings, and the provenance line under each output."""
+    hides (its summary shows), `<svg>` drawings, the provenance line under each output, and a lab's
+    run box and notebook buttons."""
 
     SKIPPED = {"svg", "script", "style"}
     EMPTY = {"br", "img", "hr", "input", "meta", "link", "wbr", "source"}
-    UNCOUNTED = {"nmb-provenance", STATED_CLASS}
+    UNCOUNTED = {"nmb-provenance", STATED_CLASS, "nmb-run-box", "nmb-notebooks"}
 
     def __init__(self):
         super().__init__(convert_charrefs=True)

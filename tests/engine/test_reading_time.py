@@ -6,7 +6,9 @@ PAGE = ("<h1>Title</h1><p>" + "word " * 400 + "</p>"
         "<details class='success'><summary>Solution</summary><pre><code>" + "x\n" * 300 + "</code></pre>"
         "<p>" + "hidden " * 1000 + "</p></details>"
         "<details open><summary>Shown</summary><pre><code>" + "y\n" * 30 + "</code></pre></details>"
-        "<p class='nmb-provenance'>Output built on CPU</p><svg><text>" + "drawn " * 500 + "</text></svg>")
+        "<p class='nmb-provenance'>Output built on CPU</p><svg><text>" + "drawn " * 500 + "</text></svg>"
+        "<details class='example nmb-run-box' open><summary>Run</summary><p>" + "setup " * 300 + "</p></details>"
+        "<div class='nmb-notebooks'><a>Download the .ipynb</a></div>")
 
 
 def test_it_counts_what_the_page_shows_and_not_what_it_folds():
