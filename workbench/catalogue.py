@@ -169,11 +169,15 @@ def _fake_strides(namespace):
     return namespace.softmax_wrong_strides(torch.empty(2, 600, device="meta")).stride()
 
 
-def _softmax_gradient(namespace, x, dy):
-    """x.grad after softmax(x).backward(dy)"""
-    x.requires_grad_()
-    namespace.softmax(x).backward(dy)
-    return x.grad
+def _gradient_of(softmax: str):
+    """A case: x.grad after the learner's `softmax`(x).backward(dy)."""
+    def gradient(namespace, x, dy):
+        x.requires_grad_()
+        getattr(namespace, softmax)(x).backward(dy)
+        return x.grad
+
+    gradient.__doc__ = f"x.grad after {softmax}(x).backward(dy)"
+    return gradient
 
 
 def _bias_relu_inputs():
@@ -182,12 +186,16 @@ def _bias_relu_inputs():
     return [("forward_and_gradients", (torch.randn(3, 600), torch.randn(600)))]
 
 
-def _softmax_inputs():
+def _softmax_inputs(softmax: str = "softmax", backward: str | None = "softmax_backward"):
+    """Cases of a softmax op of the learner's: its output, its backward op's (where it has one), and the
+    gradient autograd gets through it."""
     import torch
 
     x = torch.randn(3, 600)
-    return [("softmax", (x,)), ("softmax_backward", (torch.softmax(x, -1), torch.randn(3, 600))),
-            (_softmax_gradient, (x, torch.randn(3, 600)))]
+    cases = [(softmax, (x,))]
+    if backward:
+        cases.append((backward, (torch.softmax(x, -1), torch.randn(3, 600))))
+    return cases + [(_gradient_of(softmax), (x, torch.randn(3, 600)))]
 
 
 def _op_name(op) -> str:
@@ -229,20 +237,6 @@ def _op_calls(namespace):
     difference, codes = namespace.compile_step(*_head_and_input())
     return difference, [[line.strip() for line in call_function(code).splitlines() if "= torch.ops." in line]
                         for code in codes]
-
-
-def _inlined_gradient(namespace, x, dy):
-    """x.grad after softmax_inlined(x).backward(dy)"""
-    x.requires_grad_()
-    namespace.softmax_inlined(x).backward(dy)
-    return x.grad
-
-
-def _inlined_inputs():
-    import torch
-
-    x = torch.randn(3, 600)
-    return [("softmax_inlined", (x,)), (_inlined_gradient, (x, torch.randn(3, 600)))]
 
 
 def _recorded_triton_kernel() -> str:
@@ -356,7 +350,8 @@ TASKS = (
     Task(LAB02, "compile", "phase25/lab02/generated.py", ("step", "compile_step"),
          cases=lambda: [(_head_step, ()), (_op_calls, ())], atol=1e-6),
     Task(LAB02, "triton-op", "phase25/lab02/inlined.py", ("softmax_inlined", "softmax_inlined_backward", "backward"),
-         cases=_inlined_inputs, atol=1e-6, rtol=1e-5, calls=("main",), renames=(("nmb::", "mywork::"),)),
+         cases=lambda: _softmax_inputs("softmax_inlined", backward=None), atol=1e-6, rtol=1e-5, calls=("main",),
+         renames=(("nmb::", "mywork::"),)),
     Task(LAB02, "exercise-2", "phase25/lab02/wrong_fake.py", ("fake_wrong_strides",),
          cases=lambda: [(_fake_strides, ())], calls=("main",), renames=(("nmb_exercises::", "mywork_exercises::"),)),
     Task(LAB02, "exercise-3", "phase25/lab02/exercises.py", ("gradcheck_calls",),

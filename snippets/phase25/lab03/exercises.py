@@ -199,4 +199,3 @@ def claim_census(exercise5):
             and exercise5.line("graph 2:") == "graph 2: softmax x1, sum x1"
             and exercise5.line("graphs your backend saw").endswith("saw: 2; torch._dynamo.explain counts: 2")
             and exercise5.line("returns what eager does").endswith("True"))
-
