@@ -124,9 +124,7 @@ def _printed(namespace, call: str) -> str:
 def _grade(task: Task, learner) -> None:
     seed_everything()  # the same arguments at every grading: the reference's results are kept
     for i, (name, args) in enumerate(task.cases()):
-        if i not in task._cache:
-            task._cache[i] = _call(task.reference, name, args)
-        try:
+        try:  # the learner's call first: a function not written yet costs no run of the reference
             got = _call(learner, name, args)
         except NotImplementedError as error:
             raise NotWritten(_not_written(error)) from None
@@ -136,6 +134,8 @@ def _grade(task: Task, learner) -> None:
             if (inner := _unwritten_inside(error)) is not None:  # Triton's interpreter wraps it
                 raise NotWritten(_not_written(inner)) from None
             raise Wrong(f"{_shown(name, args)} raised {type(error).__name__}: {error}") from None
+        if i not in task._cache:
+            task._cache[i] = _call(task.reference, name, args)
         want, shown = task._cache[i], _shown(name, args)
         if task.parts and isinstance(want, tuple) and len(want) == len(task.parts):
             if not isinstance(got, (tuple, list)) or len(got) != len(want):
