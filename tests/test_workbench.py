@@ -86,6 +86,12 @@ def test_a_miscounted_flop_is_named(tmp_path):
     assert problem.startswith("flops_of_linear()['aten.addmm.default'] is 76800, expected 153600")
 
 
+def test_a_call_only_variant_that_goes_through_dynamo_is_named(tmp_path):
+    """Lab 03 part E's "generated call() only" timed through torch.compile's wrapper: the profile shows Dynamo."""
+    problem = graded_with(tmp_path, "phase25/lab03#part-e", "lambda: generated.call(list(args))", "lambda: compiled(x)")
+    assert problem.startswith("variants(model, x, \"cpu\") profiled['generated call() only']['through Dynamo'] is True")
+
+
 def test_an_error_in_a_printing_call_is_one_sentence(tmp_path):
     """gradcheck in float32: the printing call raises, and the check says which call and the error's first line."""
     problem = graded_with(tmp_path, "phase25/lab02#gradcheck", "dtype=torch.float64", "dtype=torch.float32")

@@ -260,6 +260,28 @@ def _minigpt_compiled(namespace):
     return {key: value for key, value in result.items() if key != "code"}, kernel_launches(result["code"])
 
 
+def _variants_profiled(namespace):
+    """variants(model, x, "cpu") profiled"""  # per callable: through Dynamo? ATen's softmax? the model's output?
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    from snippets.phase25.theory03.tiny_head import model_and_input
+
+    model, x = model_and_input(2, "cpu")
+    found = {}
+    with torch.no_grad():
+        for name, function in namespace.variants(model, x, "cpu").items():
+            function()  # the first call of a compiled function compiles
+            with profile(activities=[ProfilerActivity.CPU]) as run:
+                result = function()
+            events = {event.name for event in run.events()}
+            output = result[0] if isinstance(result, (tuple, list)) else result
+            found[name] = {"through Dynamo": "TorchDynamo Cache Lookup" in events,
+                           "ATen's softmax": "aten::_softmax" in events,
+                           "the model's output": torch.allclose(output, model(x))}
+    return found
+
+
 def _fused_kernel(namespace):
     """The fused kernel's name and C++ source, and what each of its pointers receives."""
     name, source, code = namespace.fused_softmax_kernel()
@@ -368,6 +390,7 @@ TASKS = (
          cases=lambda: [(_fused_kernel, ())], calls=("main",)),
     Task(LAB03, "part-d-gpu", "phase25/lab03/triton_reading.py", ("classify", "annotate", "pointers", "summary"),
          cases=_triton_reading),
+    Task(LAB03, "part-e", "phase25/lab03/part_e_bench.py", ("variants",), cases=lambda: [(_variants_profiled, ())]),
     Task(LAB03, "exercises", "phase25/lab03/exercises.py", ("census_backend",), number=5,
          cases=lambda: [("census_of_a_break", ())], calls=("exercise5",)),
     Task(LAB03, "exercises", "phase25/lab03/exercises.py", ("training_modules",), number=4,
