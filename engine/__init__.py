@@ -14,5 +14,13 @@ from engine.run.runner import seed_everything
 from engine.source.sources import closure, source_hash
 from engine.source.urls import page_url
 
-__all__ = ["Output", "claims_of", "closure", "current_recording", "page_url", "pin_numerics", "seed_everything",
-           "source_hash", "strip_claims"]
+__all__ = ["Output", "add_notebook_pages", "claims_of", "closure", "current_recording", "page_url", "pin_numerics",
+           "seed_everything", "source_hash", "strip_claims"]
+
+
+def add_notebook_pages(files, config, name, make, titles):
+    """A MkDocs hook's `on_files`: a notebook page `name` beside each lab page, holding what `make(the lab
+    page's Markdown, language)` returns (engine/jupyter/notebook_pages.add_kind; MkDocs loads only here)."""
+    from engine.jupyter.notebook_pages import add_kind
+
+    return add_kind(files, config, name, make, titles)

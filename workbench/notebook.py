@@ -52,7 +52,7 @@ def solution_source(task: Task) -> str:
 
 
 WORDS = {  # the notebook's own sentences; the tasks' statements and hints come from the page in its language
-    "en": {"title": "your workbench", "solutions": "solutions", "hint": "Hint",
+    "en": {"title": "your workspace", "solutions": "solutions", "hint": "Hint",
            "how": "Run the set-up cell, then for each task fill in the cell under its statement and run the check "
                   "below it."},
     "es": {"title": "tu espacio de trabajo", "solutions": "soluciones", "hint": "Pista",
@@ -65,13 +65,13 @@ def workspace(tasks: list[Task], solutions: bool = False, lang: str = "en") -> d
     """The notebook of `tasks` (one lab's): starters to fill in, or the solutions; its statements and hints
     in `lang`, read from the page's twin in that language."""
     words = WORDS[lang]
-    cells = [_cell("markdown", f"# {tasks[0].lab}: {words['solutions' if solutions else 'title']}\n\n"
+    cells = [_cell("markdown", f"# `{tasks[0].lab}`: {words['solutions' if solutions else 'title']}\n\n"
                    f"{words['how']}"), _cell("code", SETUP)]
     for task in tasks:
         code = solution_source(task) if solutions else _without_main_guard(starters([task])[task.module])
-        text = task_text(task.page, task.anchor, task.number, lang)
-        hint = hint_text(task.page, task.anchor, task.number, lang)
-        cells += [_cell("markdown", f"## {task.name}\n\n{text}\n\n(docs/{task.page}#{task.anchor})"),
+        text = task_text(task.page, task.anchor, task.number, lang, code=True)
+        hint = hint_text(task.page, task.anchor, task.number, lang, code=True)
+        cells += [_cell("markdown", f"## `{task.name}`\n\n{text}\n\n(`docs/{task.page}#{task.anchor}`)"),
                   _cell("code", code),
                   _cell("markdown", f"<details><summary>{words['hint']}</summary>\n\n{hint}\n\n</details>"),
                   _cell("code", f'check_here("{task.name}", globals())')]

@@ -19,10 +19,11 @@ def _lines(page: str, lang: str) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines()
 
 
-def _plain(markdown: str) -> str:
-    """Markdown inline text as a sentence: links to their text, no marks, backticks or emphasis."""
-    text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", MARK.sub("", markdown))
-    return " ".join(text.replace("`", "").replace("**", "").split())
+def _plain(markdown: str, code: bool = False) -> str:
+    """Markdown inline text as a sentence: links to their text, no marks or emphasis, no backticks unless
+    `code` (a notebook's Markdown keeps its code spans)."""
+    text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", MARK.sub("", markdown)).replace("**", "")
+    return " ".join((text if code else text.replace("`", "")).split())
 
 
 def _start(lines: list[str], page: str, anchor: str, number: int) -> int:
@@ -38,8 +39,9 @@ def _start(lines: list[str], page: str, anchor: str, number: int) -> int:
     return start
 
 
-def hint_text(page: str, anchor: str, number: int = 0, lang: str = "en") -> str:
-    """The collapsed hint the page gives before the task's solution, plain ("" when it gives none)."""
+def hint_text(page: str, anchor: str, number: int = 0, lang: str = "en", code: bool = False) -> str:
+    """The collapsed hint the page gives before the task's solution, plain ("" when it gives none); its
+    code spans kept when `code`."""
     lines = _lines(page, lang)
     start = _start(lines, page, anchor, number)
     for i in range(start + 1, len(lines)):
@@ -49,15 +51,16 @@ def hint_text(page: str, anchor: str, number: int = 0, lang: str = "en") -> str:
                 if line.strip() and len(line) - len(line.lstrip()) <= len(lines[i]) - len(lines[i].lstrip()):
                     break
                 body.append(line)
-            return _plain(" ".join(body))
+            return _plain(" ".join(body), code)
         if lines[i].lstrip().startswith("??? success") or HEADING.match(lines[i]):
             return ""
     return ""
 
 
-def task_text(page: str, anchor: str, number: int = 0, lang: str = "en") -> str:
+def task_text(page: str, anchor: str, number: int = 0, lang: str = "en", code: bool = False) -> str:
     """The `**Task.**` paragraph of the section `anchor` of `page` (else its first paragraph), or the
-    paragraph of its exercise `number` (`**3. Change and run.** ...`), as plain text."""
+    paragraph of its exercise `number` (`**3. Change and run.** ...`), as plain text (its code spans kept
+    when `code`)."""
     lines = _lines(page, lang)
     start = next((i for i, line in enumerate(lines) if (m := HEADING.match(line)) and m.group(1) == anchor), None)
     if start is None:
@@ -78,6 +81,6 @@ def task_text(page: str, anchor: str, number: int = 0, lang: str = "en") -> str:
         chosen = next((p for p in paragraphs if p.startswith((f"**{number}. ", f"{number}. **"))), None)
         if chosen is None:
             raise LookupError(f"{page}#{anchor} has no exercise {number}")
-        return _plain(re.sub(r"^(\*\*\d+\. [^*]*\*\*|\d+\. \*\*[^*]*\*\*) *", "", chosen))
+        return _plain(re.sub(r"^(\*\*\d+\. [^*]*\*\*|\d+\. \*\*[^*]*\*\*) *", "", chosen), code)
     chosen = next((p for p in paragraphs if p.startswith(TASK[lang])), paragraphs[0] if paragraphs else "")
-    return _plain(chosen.removeprefix(TASK[lang]))
+    return _plain(chosen.removeprefix(TASK[lang]), code)

@@ -1,27 +1,40 @@
-"""MkDocs hook: beside each lab page, `workspace.ipynb`, the lab's workspace notebook in the page's language
-(per task its statement, a starter cell, a collapsed hint and a check cell), which the page's run box offers."""
+"""MkDocs hook: beside each lab page, its workspace page `<lab>/workspace/`, which shows and offers
+`workspace.ipynb`, the lab's workspace notebook in the page's language (per task its statement, a starter
+cell, a collapsed hint and a check cell); the page's run box links both."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
-NAME = "workspace.ipynb"
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # the workbench package itself, wherever the config lives
     sys.path.insert(0, str(ROOT))
 
+from mkdocs.plugins import event_priority  # noqa: E402
 
-def on_post_page(output: str, *, page, config) -> str:
-    if page.meta.get("lab"):
-        from workbench.catalogue import labs  # imports torch: only once a lab page is built
-        from workbench.notebook import to_json, workspace
+from engine import add_notebook_pages  # noqa: E402
+from workbench.notebook import WORDS  # noqa: E402
 
-        tasks = labs().get(page.meta["lab"])
-        if not tasks:
-            raise ValueError(f"{page.file.src_uri}: its front matter names lab {page.meta['lab']}, which has no task "
-                             "in workbench/catalogue.py")
-        path = Path(config.site_dir) / Path(page.file.dest_uri).parent / NAME
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(to_json(workspace(tasks, lang=config.theme.get("language", "en"))), encoding="utf-8")
-    return output
+NAME = "workspace"
+LAB = re.compile(r"\A---\n(?:.*\n)*?lab: (\S+)\n(?:.*\n)*?---\n")  # the lab the page's front matter names
+
+
+def notebook(markdown: str, lang: str) -> str:
+    """The workspace notebook of the lab page whose Markdown is `markdown`, as JSON, in `lang`."""
+    from workbench.catalogue import labs  # imports torch: only once a lab page is built
+    from workbench.notebook import to_json, workspace
+
+    named = LAB.match(markdown)
+    tasks = labs().get(named.group(1)) if named else None
+    if not tasks:
+        raise ValueError(f"a lab page's front matter names {named.group(1) if named else 'no lab'}, which has no "
+                         "task in workbench/catalogue.py")
+    return to_json(workspace(tasks, lang=lang))
+
+
+@event_priority(-200)  # after static-i18n has given each file its language's destination, as the engine's pages
+def on_files(files, config):
+    return add_notebook_pages(files, config, NAME, notebook,
+                              {lang: "{title}: " + words["title"] for lang, words in WORDS.items()})

@@ -18,6 +18,7 @@ import logging
 import re
 from pathlib import Path, PurePosixPath
 from types import SimpleNamespace
+from typing import Callable
 
 from mkdocs.structure.files import File
 from mkdocs.structure.toc import get_toc
@@ -53,22 +54,35 @@ def shown(notebook: str, lang: str) -> str:
     return json.dumps(data)
 
 
-def add(files, config):
+# Further notebook pages of each lab, made by the course's own hooks (the learner's workbench adds the
+# workspace): name -> (make(the lab page's Markdown, language) -> the notebook's JSON, its page's titles).
+KINDS: dict[str, tuple[Callable[[str, str], str], dict[str, str]]] = {}
+
+
+def add_kind(files, config, name: str, make: Callable[[str, str], str], titles: dict[str, str]):
+    """A notebook page `name` beside each lab page (`<lab>/<name>/`, its file `<name>.ipynb`), holding the
+    notebook `make` returns for the lab page's Markdown in the page's language; titled `titles[lang]`, in
+    which `{title}` is the lab's title."""
+    KINDS[name] = make, titles
+    return add(files, config, name)
+
+
+def add(files, config, name: str = "notebook"):
     """One notebook page for each lab page of this language pass, paired with its translations."""
     lang, default = config.theme.get("language", "en"), languages(config)[0]
     labs = [f for f in files.documentation_pages()
             if notebooks.is_lab(f.src_uri) and getattr(f, "locale", lang) == lang]
     for lab in labs:
-        url = notebooks.notebook_url(notebooks.english_src(lab.src_uri), config.use_directory_urls)
+        url = notebooks.notebook_url(notebooks.english_src(lab.src_uri), config.use_directory_urls, name)
         urls = {other: ("" if other == default else f"{other}/") + url
                 for other in [lang, *getattr(lab, "alternates", ())]}
         source = PurePosixPath(lab.src_uri)
         stem, *suffixes = source.name.split(".")  # a/lab/x.es.md -> a/lab/x/notebook.es.md
-        page = File(str(source.parent / stem / ".".join(["notebook", *suffixes])), src_dir=None,
+        page = File(str(source.parent / stem / ".".join([name, *suffixes])), src_dir=None,
                     dest_dir=config.site_dir, use_directory_urls=config.use_directory_urls,
                     dest_uri=urls[lang] + ("index.html" if url.endswith("/") else ""))
         page.generated_by, page._content = "engine.jupyter.notebook_pages", ""
-        page.lab, page.locale, page.locale_alternate_of = lab, lang, lang
+        page.lab, page.kind, page.locale, page.locale_alternate_of = lab, name, lang, lang
         page.alternates = {other: SimpleNamespace(url=address) for other, address in urls.items()}
         files.append(page)
     return files
@@ -105,6 +119,8 @@ def render(page, config, site) -> str | None:
     beside it. None (and a warning, which fails a strict build) when the lab's snippets fail."""
     lang = config.theme.get("language", "en")
     lab = page.file.lab
+    if page.file.kind in KINDS:
+        return _render_kind(page, lab, lang, site)
     try:
         notebook = notebooks.to_json(notebooks.lab_notebook(site, config, Path(lab.abs_src_path), lang),
                                      render_cache.STORE)
@@ -124,5 +140,21 @@ def render(page, config, site) -> str | None:
     page.meta.update({"title": notebooks.TEXT[lang]["page_title"].format(title=title),
                       "notebook": {"download": name}, "notebook_page": True,
                       "search": {"exclude": True}})  # its text is its lab page's, which search finds
+    page.toc = get_toc(toc)
+    return content
+
+
+def _render_kind(page, lab, lang: str, site) -> str:
+    """A further notebook page (add_kind): its notebook rendered, and written beside it."""
+    make, titles = KINDS[page.file.kind]
+    notebook = make(lab.content_string, lang)
+    content, toc = notebook_html.render(notebook, Layout(site.root).notebook_html)
+    name = f"{page.file.kind}.ipynb"
+    folder = Path(page.file.abs_dest_path).parent
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(notebook, encoding="utf-8")
+    title = notebooks.title(lab.content_string, lab.name).replace("`", "")
+    page.meta.update({"title": titles[lang].format(title=title), "notebook": {"download": name, "kind": page.file.kind},
+                      "notebook_page": True, "search": {"exclude": True}})
     page.toc = get_toc(toc)
     return content

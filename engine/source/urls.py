@@ -14,7 +14,8 @@ def page_url(src: str, use_directory_urls: bool = True) -> str:
     return f"{stem}/" if use_directory_urls else f"{stem}.html"
 
 
-def notebook_url(src: str, use_directory_urls: bool = True) -> str:
-    """Site-relative URL of the notebook page of lab page `src` (`a/lab/x.md` -> `a/lab/x/notebook/`)."""
+def notebook_url(src: str, use_directory_urls: bool = True, name: str = "notebook") -> str:
+    """Site-relative URL of the notebook page `name` of lab page `src` (`a/lab/x.md` -> `a/lab/x/notebook/`;
+    the learner's workspace is `a/lab/x/workspace/`)."""
     stem = PurePosixPath(src).with_suffix("")
-    return f"{stem}/notebook/" if use_directory_urls else f"{stem}/notebook.html"
+    return f"{stem}/{name}/" if use_directory_urls else f"{stem}/{name}.html"

@@ -71,13 +71,16 @@ class SitePage:
         return f"{self.lang}:/{self.path}"
 
 
+NOTEBOOK_PAGES = ("notebook", "workspace")  # a lab's notebook pages: its worked notebook, the learner's workspace
+
+
 def site_pages(docs: Path, default: str = "en") -> list[SitePage]:
     """Every page built from `docs` in every language, paired with its translation: a lab page's
-    notebook page too."""
+    notebook page and workspace page too."""
     pages = []
     for source in english_pages(docs):
         src = source.relative_to(docs).as_posix()
-        for url in [page_url(src)] + ([notebook_url(src)] if is_lab(src) else []):
+        for url in [page_url(src)] + ([notebook_url(src, name=name) for name in NOTEBOOK_PAGES] if is_lab(src) else []):
             for lang in LANGS:
                 pages += [SitePage(default, url, f"{lang}/{url}", lang), SitePage(lang, f"{lang}/{url}", url, default)]
     return sorted(pages, key=lambda p: (p.lang, p.path))

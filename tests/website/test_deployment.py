@@ -11,7 +11,7 @@ from pathlib import Path
 
 from engine.source.translations import LANGS
 
-from .support import SITE_URL, site_pages
+from .support import NOTEBOOK_PAGES, SITE_URL, site_pages
 from .test_markup import parsed_page
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,8 +39,9 @@ def test_sitemap_lists_every_page_with_its_translations(built_site):
         alternates = {link.get("hreflang"): link.get("href") for link in url.findall("xhtml:link", NS)}
         assert all(link.get("rel") == "alternate" for link in url.findall("xhtml:link", NS))
         entries[url.find("s:loc", NS).text] = alternates
-    # A notebook page repeats its lab page's prose: like search, the sitemap lists the lab page only.
-    expected = {SITE_URL + page.path for page in PAGES if not page.path.endswith("/notebook/")}
+    # A notebook page repeats its lab page's prose, a workspace page its tasks: like search, the sitemap lists
+    # the lab page only.
+    expected = {SITE_URL + page.path for page in PAGES if page.path.rstrip("/").split("/")[-1] not in NOTEBOOK_PAGES}
     assert set(entries) == expected
     for loc, alternates in entries.items():
         assert set(alternates) == set(LANGS) | {"en"}, loc

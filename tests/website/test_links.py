@@ -38,7 +38,7 @@ def test_internal_links_and_anchors_resolve(site, fixture):
 
 def test_notebook_links_resolve(site):
     """The links of every notebook's Markdown cells: the 14 lab notebooks (7 labs, 2 languages) and the 14
-    workspaces beside the lab pages."""
+    workspaces, each beside its workspace page."""
     assert len([n for n in site.notebooks() if n.name != "workspace.ipynb"]) == 14
     assert len(site.notebooks()) == 28
     problems = [problem for notebook in site.notebooks() for problem in site.notebook_problems(notebook)]

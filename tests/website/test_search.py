@@ -15,6 +15,8 @@ from bs4 import BeautifulSoup
 
 from engine.source.translations import twin
 
+from .support import NOTEBOOK_PAGES
+
 ROOT = Path(__file__).resolve().parents[2]
 GLOSSARY = ROOT / "docs" / "glossary.md"
 INDEX_BUDGET = 150 * 1024  # bytes of each language's index
@@ -67,13 +69,13 @@ def prose(page: Path) -> str:
 
 
 def language_pages(site: Path, lang: str) -> dict[str, Path]:
-    """The built pages of `lang` that search indexes (notebook pages left out), by the name search gives
-    them: "" for the home page, "week-09/"."""
+    """The built pages of `lang` that search indexes (notebook and workspace pages left out), by the name
+    search gives them: "" for the home page, "week-09/"."""
     root = language_root(site, lang)
     pages = {}
     for page in sorted(root.rglob("index.html")):
         name = page.parent.relative_to(root).as_posix()
-        if "notebook" not in page.parts and not (lang == "en" and name.split("/")[0] == "es"):
+        if not set(NOTEBOOK_PAGES) & set(page.parts) and not (lang == "en" and name.split("/")[0] == "es"):
             pages["" if name == "." else name + "/"] = page
     return pages
 
