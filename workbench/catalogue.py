@@ -260,6 +260,24 @@ def _minigpt_compiled(namespace):
     return {key: value for key, value in result.items() if key != "code"}, kernel_launches(result["code"])
 
 
+DUMPED = ("debug.log", "fx_graph_readable.py", "fx_graph_runnable.py", "ir_pre_fusion.txt", "ir_post_fusion.txt",
+          "output_code.py")  # what lab 03 part B's solution says TORCH_COMPILE_DEBUG=1 writes
+
+
+def _dump_and_logs(namespace):
+    """debug_run(a new folder) and logs_after_import()"""  # the dump's file names, its fusion, the two logs
+    import tempfile
+    from pathlib import Path
+
+    from snippets.phase25.lab03.part_b_dump import fused_nodes
+
+    with tempfile.TemporaryDirectory() as folder:
+        run = namespace.debug_run(Path(folder))
+    names = {Path(name).name for name in run["files"]}  # the page's files; the trace log's name is random
+    return {"files dumped": [name for name in DUMPED if name in names],
+            "nodes after fusion": fused_nodes(run["post_fusion"]), "logs": namespace.logs_after_import()}
+
+
 def _variants_profiled(namespace):
     """variants(model, x, "cpu") profiled"""  # per callable: through Dynamo? ATen's softmax? the model's output?
     import torch
@@ -386,6 +404,8 @@ TASKS = (
     Task(LAB03, "part-a", "phase25/lab03/part_a_compile_match.py", ("compile_match",), calls=("main",)),
     Task(LAB03, "part-a-minigpt", "phase25/lab03/minigpt_compile.py", ("compile_minigpt",),
          cases=lambda: [(_minigpt_compiled, ())]),
+    Task(LAB03, "part-b", "phase25/lab03/part_b_dump.py", ("debug_run", "logs_after_import"),
+         cases=lambda: [(_dump_and_logs, ())]),
     Task(LAB03, "part-c", "phase25/lab03/part_c_kernel.py", ("fused_softmax_kernel", "kernel_arguments"),
          cases=lambda: [(_fused_kernel, ())], calls=("main",)),
     Task(LAB03, "part-d-gpu", "phase25/lab03/triton_reading.py", ("classify", "annotate", "pointers", "summary"),
