@@ -30,6 +30,10 @@ document.addEventListener("DOMContentLoaded", () => {
 });
 """
 # Every diagram is an inline SVG a snippet drew (no diagram library: test_markup.py), icons left out.
+# Every block rendered, as a reader who scrolls through sees it: off screen the site skips a block's layout
+# (content-visibility in readers.css), and the geometry the checks read would shift under them as they scroll.
+RENDER_ALL_JS = """() => { const s = document.createElement('style');
+  s.textContent = '* { content-visibility: visible !important; }'; document.head.appendChild(s); }"""
 DIAGRAMS_JS = """
 () => {
   const named = svg => {

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from .browser import axe_violations, diagram_problems
+from .browser import RENDER_ALL_JS, axe_violations, diagram_problems
 from .layout import fit_problems
 from .support import FIXTURE_DOCS, SitePage, site_pages
 
@@ -105,6 +105,7 @@ def read_page(reader, server, site_dir: Path, site_page: SitePage) -> list[str]:
     try:
         page = visit.page
         problems = []
+        page.evaluate(RENDER_ALL_JS)
         lang = page.evaluate("() => document.documentElement.lang")
         if lang != site_page.lang:
             problems.append(f"lang={lang!r}, not {site_page.lang!r}")
