@@ -4,7 +4,6 @@ cell, a collapsed hint and a check cell); the page's run box links both."""
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -13,12 +12,12 @@ if str(ROOT) not in sys.path:  # the workbench package itself, wherever the conf
     sys.path.insert(0, str(ROOT))
 
 from mkdocs.plugins import event_priority  # noqa: E402
+from mkdocs.utils.meta import get_data  # noqa: E402
 
 from engine import add_notebook_pages  # noqa: E402
 from workbench.notebook import WORDS  # noqa: E402
 
 NAME = "workspace"
-LAB = re.compile(r"\A---\n(?:.*\n)*?lab: (\S+)\n(?:.*\n)*?---\n")  # the lab the page's front matter names
 
 
 def notebook(markdown: str, lang: str) -> str:
@@ -26,11 +25,10 @@ def notebook(markdown: str, lang: str) -> str:
     from workbench.catalogue import labs  # imports torch: only once a lab page is built
     from workbench.notebook import to_json, workspace
 
-    named = LAB.match(markdown)
-    tasks = labs().get(named.group(1)) if named else None
+    lab = get_data(markdown)[1].get("lab")  # the lab the page's front matter names
+    tasks = labs().get(lab)
     if not tasks:
-        raise ValueError(f"a lab page's front matter names {named.group(1) if named else 'no lab'}, which has no "
-                         "task in workbench/catalogue.py")
+        raise ValueError(f"a lab page's front matter names lab {lab}, which has no task in workbench/catalogue.py")
     return to_json(workspace(tasks, lang=lang))
 
 

@@ -133,15 +133,7 @@ def render(page, config, site) -> str | None:
     content = DIAGRAM_ALT.sub(lambda m: m[1] + html.escape(notebooks.TEXT[lang]["diagram"].format(
         title=html.unescape(m[2]))) + m[3], content)  # the SVG's title, in words of the page's language
     name = notebooks.notebook_name(lab.src_uri, lang, languages(config)[0])
-    folder = Path(page.file.abs_dest_path).parent
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / name).write_text(notebook, encoding="utf-8")
-    title = notebooks.title(lab.content_string, lab.name).replace("`", "")
-    page.meta.update({"title": notebooks.TEXT[lang]["page_title"].format(title=title),
-                      "notebook": {"download": name}, "notebook_page": True,
-                      "search": {"exclude": True}})  # its text is its lab page's, which search finds
-    page.toc = get_toc(toc)
-    return content
+    return _finished(page, notebook, name, notebooks.TEXT[lang]["page_title"], content, toc)
 
 
 def _render_kind(page, lab, lang: str, site) -> str:
@@ -149,12 +141,19 @@ def _render_kind(page, lab, lang: str, site) -> str:
     make, titles = KINDS[page.file.kind]
     notebook = make(lab.content_string, lang)
     content, toc = notebook_html.render(notebook, Layout(site.root).notebook_html)
-    name = f"{page.file.kind}.ipynb"
+    return _finished(page, notebook, f"{page.file.kind}.ipynb", titles[lang], content, toc)
+
+
+def _finished(page, notebook: str, name: str, title: str, content: str, toc) -> str:
+    """The page's content; its `.ipynb` written beside it as `name`, its title (`title` with the lab's in
+    `{title}`), download and table of contents set, and search told to leave it out (its text is its lab
+    page's, which search finds)."""
+    lab = page.file.lab
     folder = Path(page.file.abs_dest_path).parent
     folder.mkdir(parents=True, exist_ok=True)
     (folder / name).write_text(notebook, encoding="utf-8")
-    title = notebooks.title(lab.content_string, lab.name).replace("`", "")
-    page.meta.update({"title": titles[lang].format(title=title), "notebook": {"download": name, "kind": page.file.kind},
-                      "notebook_page": True, "search": {"exclude": True}})
+    page.meta.update({"title": title.format(title=notebooks.title(lab.content_string, lab.name).replace("`", "")),
+                      "notebook": {"download": name, "kind": page.file.kind}, "notebook_page": True,
+                      "search": {"exclude": True}})
     page.toc = get_toc(toc)
     return content
