@@ -176,3 +176,18 @@ def test_workspace_notebook_runs_in_a_kernel(solutions):
                 (task.name, cell.outputs)
             unwritten = errors[0].evalue.split("() is not written yet")[0].split(".")[-1]
             assert unwritten in {name.split(".")[-1] for name in task.writes}, (task.name, errors[0].evalue)
+
+
+def test_a_task_is_titled_by_its_page_and_the_listing_shows_it():
+    """A task's title is its section's heading (a subsection's after its parent's) or its exercise's number
+    and title, in the page's language; `make check` lists every task with it."""
+    from workbench.__main__ import listing
+    from workbench.catalogue import labs
+    from workbench.pages import task_title
+
+    page = "phase-25/lab/03-compile-and-inductor.md"
+    assert task_title(page, "part-d-gpu") == "Part D — Annotate the kernel: On a GPU"
+    assert task_title(page, "part-d-gpu", lang="es") == "Parte D — Anota el kernel: En GPU"
+    assert task_title(page, "exercises", 4) == "Exercises: 4. Change and run."
+    shown = listing(labs())
+    assert all(f"{task.name}  " in shown and task_title(task.page, task.anchor, task.number) in shown for task in TASKS)

@@ -11,6 +11,18 @@ import sys
 from engine import pin_numerics
 
 
+def listing(grouped: dict) -> str:
+    """The labs, each under its page's title, and their tasks, each with its title on the page."""
+    from workbench.pages import page_title, task_title
+
+    lines = []
+    for lab, tasks in grouped.items():
+        lines.append(f"{lab}  ({page_title(tasks[0].page)})")
+        width = max(len(task.name) for task in tasks)
+        lines += [f"  {task.name:<{width}}  {task_title(task.page, task.anchor, task.number)}" for task in tasks]
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m workbench", description=__doc__)
     parser.add_argument("lab", nargs="?", help="a lab, as phase25/lab01, or one task, as phase25/lab01#code")
@@ -29,8 +41,7 @@ def main(argv: list[str] | None = None) -> int:
 
     grouped = labs()
     if args.lab is None:
-        for lab, tasks in grouped.items():
-            print(f"{lab}: " + ", ".join("#" + task.name.partition("#")[2] for task in tasks))
+        print(listing(grouped))
         return 0
     lab, _, anchor = args.lab.partition("#")
     tasks = [task for task in grouped.get(lab.strip("/"), [])

@@ -7,7 +7,7 @@ import ast
 import json
 
 from engine import strip_claims
-from workbench.pages import hint_text, task_text
+from workbench.pages import hint_text, page_title, task_text, task_title
 from workbench.tasks import SNIPPETS, Task
 from workbench.workspace import starters
 
@@ -65,13 +65,14 @@ def workspace(tasks: list[Task], solutions: bool = False, lang: str = "en") -> d
     """The notebook of `tasks` (one lab's): starters to fill in, or the solutions; its statements and hints
     in `lang`, read from the page's twin in that language."""
     words = WORDS[lang]
-    cells = [_cell("markdown", f"# `{tasks[0].lab}`: {words['solutions' if solutions else 'title']}\n\n"
+    cells = [_cell("markdown", f"# {page_title(tasks[0].page, lang)}: {words['solutions' if solutions else 'title']}\n\n"
                    f"{words['how']}"), _cell("code", SETUP)]
     for task in tasks:
         code = solution_source(task) if solutions else _without_main_guard(starters([task])[task.module])
         text = task_text(task.page, task.anchor, task.number, lang, code=True)
         hint = hint_text(task.page, task.anchor, task.number, lang, code=True)
-        cells += [_cell("markdown", f"## `{task.name}`\n\n{text}\n\n(`docs/{task.page}#{task.anchor}`)"),
+        title = task_title(task.page, task.anchor, task.number, lang)
+        cells += [_cell("markdown", f"## {title}\n\n{text}\n\n(`{task.name}`: `docs/{task.page}#{task.anchor}`)"),
                   _cell("code", code),
                   _cell("markdown", f"<details><summary>{words['hint']}</summary>\n\n{hint}\n\n</details>"),
                   _cell("code", f'check_here("{task.name}", globals())')]

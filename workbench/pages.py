@@ -26,11 +26,45 @@ def _plain(markdown: str, code: bool = False) -> str:
     return " ".join((text if code else text.replace("`", "")).split())
 
 
-def _start(lines: list[str], page: str, anchor: str, number: int) -> int:
-    """The line where the task starts: its section's heading, or its exercise's paragraph."""
+def _heading(lines: list[str], page: str, anchor: str) -> int:
+    """The line of the heading of section `anchor`."""
     start = next((i for i, line in enumerate(lines) if (m := HEADING.match(line)) and m.group(1) == anchor), None)
     if start is None:
         raise LookupError(f"{page} has no section #{anchor}")
+    return start
+
+
+def _heading_text(line: str) -> str:
+    """A heading line's text, its code spans kept: `## Part B — The code { #code }` gives `Part B — The code`."""
+    return _plain(re.sub(r"\{ #[\w-]+ \}\s*$", "", line).lstrip("#"), code=True)
+
+
+def page_title(page: str, lang: str = "en") -> str:
+    """The page's title, its first-level heading."""
+    return _heading_text(next(line for line in _lines(page, lang) if line.startswith("# ")))
+
+
+def task_title(page: str, anchor: str, number: int = 0, lang: str = "en") -> str:
+    """The task's title: its section's heading (after its parent's, for a subsection whose heading names no
+    part or step of its own, `... — ...`), and for an exercise its number and bold title
+    (`Exercises: 3. Change and run.`)."""
+    lines = _lines(page, lang)
+    start = _start(lines, page, anchor, number)
+    at = _heading(lines, page, anchor)
+    section = _heading_text(lines[at])
+    level = len(lines[at]) - len(lines[at].lstrip("#"))
+    if level > 2 and " — " not in section:
+        parent = next(line for line in reversed(lines[:at]) if HEADING.match(line) and line.startswith("#" * (level - 1) + " "))
+        section = f"{_heading_text(parent)}: {section}"
+    if not number:
+        return section
+    title = re.match(r"^(?:\*\*(\d+\. [^*]*)\*\*|(\d+\.) \*\*([^*]*)\*\*)", lines[start])
+    return f"{section}: " + _plain(title.group(1) or f"{title.group(2)} {title.group(3)}", code=True)
+
+
+def _start(lines: list[str], page: str, anchor: str, number: int) -> int:
+    """The line where the task starts: its section's heading, or its exercise's paragraph."""
+    start = _heading(lines, page, anchor)
     if number:
         start = next((i for i in range(start, len(lines))
                       if lines[i].startswith((f"**{number}. ", f"{number}. **"))), None)
@@ -62,9 +96,7 @@ def task_text(page: str, anchor: str, number: int = 0, lang: str = "en", code: b
     paragraph of its exercise `number` (`**3. Change and run.** ...`), as plain text (its code spans kept
     when `code`)."""
     lines = _lines(page, lang)
-    start = next((i for i, line in enumerate(lines) if (m := HEADING.match(line)) and m.group(1) == anchor), None)
-    if start is None:
-        raise LookupError(f"{page} has no section #{anchor}")
+    start = _heading(lines, page, anchor)
     paragraphs, current = [], []
     for line in lines[start + 1:]:
         if line.startswith("#") or (not number and line.startswith(("???", "!!!"))):
