@@ -71,3 +71,22 @@ def claim_four_configurations_each(main):
 def claim_no_third_tuning(main):
     """#autotune: a third call with a size already seen tunes nothing: the tuner holds two keys."""
     return main.line("after a third call").endswith(": 2 tuned keys")
+
+
+def claim_tie_within_the_larger_spread(main):
+    """#autotune: the line after each table compares the pick with the runner-up and calls the gap a tie when it is within the larger of their p20–p80 spreads and 1%."""
+    spreads, verdicts = {}, []
+    for line in main.lines:
+        if "median" in line:
+            name, rest = line.split("median")
+            median, low, high = (float(v) for v in re.findall(r"[\d.]+", rest.replace("p20-p80", "")))
+            spreads[" ".join(name.split())] = (high - low) / median
+        elif "kept " in line:
+            tie = re.search(r"; (.+) and (.+) tie \(([\d.]+)% apart, within the ([\d.]+)% margin\)", line)
+            won = re.search(r"; (.+) is ([\d.]+)% faster than (.+) \(margin ([\d.]+)%\)", line)
+            a, b, gap, margin = tie.groups() if tie else (won[1], won[3], won[2], won[4])
+            expected = max(spreads[a], spreads[b], 0.01) * 100  # from the table's rounded figures
+            verdicts.append(abs(float(margin) - expected) <= 0.05 * expected + 0.1
+                            and (float(gap) < float(margin)) == bool(tie))
+            spreads = {}
+    return verdicts == [True, True]

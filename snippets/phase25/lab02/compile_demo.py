@@ -63,7 +63,7 @@ def claim_cpp_on_cpu_triton_on_gpu(main):
 
 
 def claim_tf32_warning_on_gpu(main):
-    """#compile: Where the GPU output has a `TensorFloat32` warning, it is Inductor noting that float32 matrix products run in full precision unless you opt in to TF32 (none on CPU)."""
+    """#compile: If your GPU run prints a `TensorFloat32` warning, it is Inductor noting that float32 matrix products run in full precision unless you opt in to TF32 (none on CPU)."""
     if "TensorFloat32" not in main:
         return True
     return main.device == "cuda" and "torch/_inductor/" in main.line("UserWarning: TensorFloat32 tensor cores")

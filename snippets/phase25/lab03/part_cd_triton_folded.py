@@ -12,7 +12,7 @@ def main():
 
 
 def claim_tf32_warning(main):
-    """#part-d-gpu: Where a GPU output on this page opens with a `UserWarning` about TensorFloat32, it is Inductor noting that float32 matrix products run without TensorFloat32 (any UserWarning here is that one, at the top)."""
+    """#part-d-gpu: If a GPU run of this page's code opens with a `UserWarning` about TensorFloat32, it is Inductor noting that float32 matrix products run without TensorFloat32 (any UserWarning here is that one, at the top)."""
     if "UserWarning" not in main:
         return True
     warning = " ".join(line.strip() for line in main.lines[:main.lines.index("  warnings.warn(")])
