@@ -1,5 +1,5 @@
 """The numerical environment of CPU calls, pinned so that an output is the same on every x86-64 machine
-with AVX2, Intel or AMD, with or without AVX-512, whatever its core count.
+with AVX2, Intel or AMD, with or without AVX-512, whatever its core count, with or without a GPU.
 
 Each library below picks its kernels by the CPU it finds, and a float32 reduction or matrix product
 rounds differently with each kernel: ATen's eager kernels (compiled per instruction set and chosen at
@@ -22,6 +22,7 @@ PINNED = {
     "OPENBLAS_CORETYPE": "Haswell",  # NumPy's OpenBLAS: its AVX2 kernels (else SkylakeX or Zen by CPU)
     "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",  # NumPy's own loops: AVX2 at most
     "ONEDNN_MAX_CPU_ISA": "AVX2",  # oneDNN (bfloat16 matmuls, convolutions): AVX2 at most
+    "CUDA_VISIBLE_DEVICES": "",  # no GPU: a snippet that takes one where it finds one runs its CPU path
 }
 # MKL's COMPATIBLE branch is SSE2 code, about 3x slower on a matrix product: a call that reads a clock
 # is about real speed, so it runs without it (and prints only what its timings support).

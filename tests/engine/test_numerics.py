@@ -12,7 +12,8 @@ from engine.run.runner import child_env, run_in_subprocess
 from tests.engine.sandbox import Sandbox
 
 PROBE = ("import json, os, torch; print(json.dumps({'aten': torch.backends.cpu.get_cpu_capability(), "
-         "'threads': torch.get_num_threads(), 'mkl_cbwr': os.environ.get('MKL_CBWR')}))")
+         "'threads': torch.get_num_threads(), 'mkl_cbwr': os.environ.get('MKL_CBWR'), "
+         "'gpus': os.environ.get('CUDA_VISIBLE_DEVICES'), 'cuda': torch.cuda.is_available()}))")
 
 
 @pytest.mark.parametrize("exported", numerics.capabilities())
@@ -21,7 +22,7 @@ def test_a_child_runs_the_pinned_kernels_whatever_level_was_exported(root, expor
     numerics.pin(environ)
     seen = json.loads(subprocess.run([sys.executable, "-c", PROBE], env=environ, capture_output=True, text=True,
                                      check=True).stdout)
-    assert seen == {"aten": "AVX2", "threads": 2, "mkl_cbwr": "COMPATIBLE"}
+    assert seen == {"aten": "AVX2", "threads": 2, "mkl_cbwr": "COMPATIBLE", "gpus": "", "cuda": False}
 
 
 def test_a_call_that_reads_a_clock_keeps_the_pins_but_mkls_slow_branch():
