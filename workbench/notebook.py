@@ -65,8 +65,8 @@ def workspace(tasks: list[Task], solutions: bool = False, lang: str = "en") -> d
     """The notebook of `tasks` (one lab's): starters to fill in, or the solutions; its statements and hints
     in `lang`, read from the page's twin in that language."""
     words = WORDS[lang]
-    cells = [_cell("markdown", f"# {page_title(tasks[0].page, lang)}: {words['solutions' if solutions else 'title']}\n\n"
-                   f"{words['how']}"), _cell("code", SETUP)]
+    title = f"{page_title(tasks[0].page, lang)}: {words['solutions' if solutions else 'title']}"
+    cells = [_cell("markdown", f"# {title}\n\n{words['how']}"), _cell("code", SETUP)]
     for task in tasks:
         code = solution_source(task) if solutions else _without_main_guard(starters([task])[task.module])
         text = task_text(task.page, task.anchor, task.number, lang, code=True)

@@ -54,7 +54,8 @@ def task_title(page: str, anchor: str, number: int = 0, lang: str = "en") -> str
     section = _heading_text(lines[at])
     level = len(lines[at]) - len(lines[at].lstrip("#"))
     if level > 2 and " — " not in section:
-        parent = next(line for line in reversed(lines[:at]) if HEADING.match(line) and line.startswith("#" * (level - 1) + " "))
+        parent = next(line for line in reversed(lines[:at])
+                      if HEADING.match(line) and line.startswith("#" * (level - 1) + " "))
         section = f"{_heading_text(parent)}: {section}"
     if not number:
         return section
