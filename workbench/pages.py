@@ -49,7 +49,6 @@ def task_title(page: str, anchor: str, number: int = 0, lang: str = "en") -> str
     part or step of its own, `... — ...`), and for an exercise its number and bold title
     (`Exercises: 3. Change and run.`)."""
     lines = _lines(page, lang)
-    start = _start(lines, page, anchor, number)
     at = _heading(lines, page, anchor)
     section = _heading_text(lines[at])
     level = len(lines[at]) - len(lines[at].lstrip("#"))
@@ -59,7 +58,8 @@ def task_title(page: str, anchor: str, number: int = 0, lang: str = "en") -> str
         section = f"{_heading_text(parent)}: {section}"
     if not number:
         return section
-    title = re.match(r"^(?:\*\*(\d+\. [^*]*)\*\*|(\d+\.) \*\*([^*]*)\*\*)", lines[start])
+    paragraph = lines[_start(lines, page, anchor, number)]
+    title = re.match(r"^(?:\*\*(\d+\. [^*]*)\*\*|(\d+\.) \*\*([^*]*)\*\*)", paragraph)
     return f"{section}: " + _plain(title.group(1) or f"{title.group(2)} {title.group(3)}", code=True)
 
 

@@ -75,18 +75,18 @@ def claim_no_third_tuning(main):
 
 def claim_tie_within_the_larger_spread(main):
     """#autotune: the line after each table compares the pick with the runner-up and calls the gap a tie when it is within the larger of their p20–p80 spreads and 1%."""
-    spreads, verdicts = {}, []
+    spreads, verdicts = {}, []  # per row, the spread's least and greatest value the table's rounded figures allow
     for line in main.lines:
         if "median" in line:
             name, rest = line.split("median")
             median, low, high = (float(v) for v in re.findall(r"[\d.]+", rest.replace("p20-p80", "")))
-            spreads[" ".join(name.split())] = (high - low) / median
+            spreads[" ".join(name.split())] = ((high - low - 0.1) / (median + 0.05),
+                                               (high - low + 0.1) / (median - 0.05))
         elif "kept " in line:
             tie = re.search(r"; (.+) and (.+) tie \(([\d.]+)% apart, within the ([\d.]+)% margin\)", line)
             won = re.search(r"; (.+) is ([\d.]+)% faster than (.+) \(margin ([\d.]+)%\)", line)
             a, b, gap, margin = tie.groups() if tie else (won[1], won[3], won[2], won[4])
-            expected = max(spreads[a], spreads[b], 0.01) * 100  # from the table's rounded figures
-            verdicts.append(abs(float(margin) - expected) <= 0.05 * expected + 0.1
-                            and (float(gap) < float(margin)) == bool(tie))
+            least, most = (max(spreads[a][i], spreads[b][i], 0.01) * 100 for i in (0, 1))
+            verdicts.append(least - 0.05 <= float(margin) <= most + 0.05 and (float(gap) < float(margin)) == bool(tie))
             spreads = {}
     return verdicts == [True, True]
